@@ -1,0 +1,59 @@
+// swift-tools-version:6.0
+//
+// EdgeNav: a headless, MQTT-connected navigation agent.
+// Target dependencies point one way: Geo → RoadGraph → Routing → … → Agent → edgenav.
+// Ingest (OSMImport, the only target that links libosmium) is kept apart from query.
+import PackageDescription
+
+let package = Package(
+    name: "EdgeNav",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "edgenav", targets: ["edgenav"])
+    ],
+    targets: [
+        // MARK: Geometry and road data
+        .target(name: "Geo"),
+        .target(name: "RoadGraph", dependencies: ["Geo"]),
+
+        // MARK: Ingest (libosmium lives behind one C++ shim)
+        .target(
+            name: "COsmiumShim",
+            linkerSettings: [
+                .linkedLibrary("z"), .linkedLibrary("bz2"), .linkedLibrary("expat"),
+                .linkedLibrary("pthread"), .linkedLibrary("stdc++"),
+            ]
+        ),
+        .target(name: "OSMImport", dependencies: ["RoadGraph", "COsmiumShim"]),
+
+        // MARK: Query
+        .target(name: "Routing", dependencies: ["RoadGraph"]),
+
+        // MARK: Transport (libmosquitto lives behind CMosquitto and MQTT)
+        .systemLibrary(
+            name: "CMosquitto",
+            pkgConfig: "libmosquitto",
+            providers: [.apt(["libmosquitto-dev"])]
+        ),
+        .target(name: "MQTT", dependencies: ["CMosquitto"]),
+
+        // MARK: The agent and the executable
+        .target(name: "Agent", dependencies: ["MQTT", "RoadGraph", "Routing"]),
+        .target(name: "EdgeNavCLI", dependencies: ["Agent", "OSMImport", "Routing"]),
+        .executableTarget(name: "edgenav", dependencies: ["EdgeNavCLI"]),
+
+        // MARK: Test support: a real mosquitto launcher, ASCII-art maps
+        .target(name: "TestKit", dependencies: ["Geo"]),
+
+        // MARK: Tests (mirroring Sources/)
+        .testTarget(name: "GeoTests", dependencies: ["Geo"]),
+        .testTarget(name: "RoadGraphTests", dependencies: ["RoadGraph", "TestKit"]),
+        .testTarget(name: "OSMImportTests", dependencies: ["OSMImport", "RoadGraph", "TestKit"]),
+        .testTarget(name: "RoutingTests", dependencies: ["Routing", "RoadGraph", "OSMImport", "TestKit"]),
+        .testTarget(name: "MQTTTests", dependencies: ["MQTT"]),
+        .testTarget(name: "EdgeNavCLITests", dependencies: ["EdgeNavCLI", "Agent"]),
+        // Integration tests against a real mosquitto, in their own target.
+        .testTarget(name: "MQTTIntegrationTests", dependencies: ["MQTT", "Agent", "TestKit"]),
+    ],
+    cxxLanguageStandard: .cxx17
+)

@@ -1,0 +1,1 @@
+// Placeholder so the test target builds before its tests land; delete when adding real tests.
