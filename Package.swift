@@ -55,6 +55,8 @@ let package = Package(
         .testTarget(name: "EdgeNavCLITests", dependencies: ["EdgeNavCLI", "Agent"]),
         // Integration tests against a real mosquitto, in their own target.
         .testTarget(name: "MQTTIntegrationTests", dependencies: ["MQTT", "Agent", "TestKit"]),
+        // `edgenav run` as a process against a real mosquitto.
+        .testTarget(name: "AgentIntegrationTests", dependencies: ["TestKit", "edgenav"]),
     ],
     cxxLanguageStandard: .cxx17
 )

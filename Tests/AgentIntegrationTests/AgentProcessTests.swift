@@ -1,0 +1,140 @@
+import Foundation
+import Testing
+import TestKit
+
+/// `edgenav run` as a user runs it: a real process against a real mosquitto, watched by an
+/// independent `mosquitto_sub`.
+@Suite(.serialized) struct AgentProcessTests {
+    /// The `edgenav` binary built beside this test bundle.
+    static var executable: String {
+        get throws {
+            var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            if directory.lastPathComponent == "MacOS" {
+                directory = directory.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            }
+            let candidate = directory.appendingPathComponent("edgenav").path
+            guard FileManager.default.isExecutableFile(atPath: candidate) else {
+                throw TestKitError("edgenav is not built at \(candidate); run 'swift build' first")
+            }
+            return candidate
+        }
+    }
+
+    /// Starts `edgenav run` with `arguments`; stderr (the JSON log) goes to a file for diagnosis.
+    static func startAgent(_ arguments: [String], environment: [String: String] = [:]) throws -> (Process, String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try executable)
+        process.arguments = ["run"] + arguments
+        var variables = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("EDGENAV_") }
+        variables.merge(environment) { $1 }
+        process.environment = variables
+        let logPath = try makeTemporaryDirectory(prefix: "edgenav-agent-log") + "/agent.log"
+        FileManager.default.createFile(atPath: logPath, contents: nil)
+        process.standardError = FileHandle(forWritingAtPath: logPath)
+        process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
+        try process.run()
+        return (process, logPath)
+    }
+
+    static func status(_ message: TestSubscriber.Message) -> [String: Any] {
+        (try? JSONSerialization.jsonObject(with: Data(message.payload.utf8)) as? [String: Any]) ?? [:]
+    }
+
+    @Test func onlineIsRetainedAndKillNineLeavesTheWillWithinOneAndAHalfKeepalives() async throws {
+        let broker = try TestBroker.plain()
+        defer { broker.stop() }
+        let stateDir = try makeTemporaryDirectory(prefix: "edgenav-state")
+        let keepalive = 5.0
+        let (agent, log) = try Self.startAgent([
+            "--broker", broker.url, "--vehicle-id", "van-9", "--state-dir", stateDir, "--keepalive", "5",
+        ])
+        defer { if agent.isRunning { kill(agent.processIdentifier, SIGKILL) } }
+
+        // A subscriber that arrives after the agent sees the retained online status.
+        try await Task.sleep(nanoseconds: 1_000_000_000)
+        let late = try await TestSubscriber(broker: broker, filters: ["fleet/#"], persistent: false)
+        defer { late.stop() }
+        let sawOnline = await late.waitUntil(timeoutSeconds: 10) { messages in
+            messages.contains { $0.topic == "fleet/van-9/agent/status" && $0.retain && $0.payload.contains("\"online\"") }
+        }
+        #expect(sawOnline, "no retained online status; agent log:\n\((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
+        let online = try #require(late.messages(on: "fleet/van-9/agent/status").last)
+        #expect(Self.status(online)["vehicleId"] as? String == "van-9")
+        #expect(Self.status(online)["version"] as? String != nil)
+
+        let killedAt = Date()
+        kill(agent.processIdentifier, SIGKILL)
+        agent.waitUntilExit()
+        let sawWill = await late.waitUntil(timeoutSeconds: keepalive * 1.5 + 2) { messages in
+            messages.contains { $0.topic == "fleet/van-9/agent/status" && $0.payload.contains("\"connectionLost\"") }
+        }
+        let elapsed = Date().timeIntervalSince(killedAt)
+        #expect(sawWill)
+        // The broker allows 1.5 × keepalive of silence; our subscriber polls every 10 ms.
+        #expect(elapsed <= keepalive * 1.5 + 0.5, "the will came \(elapsed) s after kill -9")
+
+        // And a fresh subscriber now finds offline retained.
+        let after = try await TestSubscriber(broker: broker, filters: ["fleet/van-9/agent/status"], persistent: false)
+        defer { after.stop() }
+        #expect(await after.waitUntil(timeoutSeconds: 5) { $0.last?.payload.contains("\"offline\"") == true })
+    }
+
+    @Test func sigtermPublishesOfflineItselfAndExitsZero() async throws {
+        let broker = try TestBroker.plain()
+        defer { broker.stop() }
+        let watcher = try await TestSubscriber(broker: broker, filters: ["fleet/#"], persistent: false)
+        defer { watcher.stop() }
+        let stateDir = try makeTemporaryDirectory(prefix: "edgenav-state")
+        let (agent, _) = try Self.startAgent(
+            ["--vehicle-id", "van-3", "--state-dir", stateDir],
+            environment: ["EDGENAV_BROKER": broker.url, "EDGENAV_TOPIC_PREFIX": "acme/eu"])
+        defer { if agent.isRunning { kill(agent.processIdentifier, SIGKILL) } }
+        #expect(await watcher.waitUntil(timeoutSeconds: 10) { $0.contains { $0.payload.contains("\"online\"") } })
+
+        agent.terminate()  // SIGTERM
+        agent.waitUntilExit()
+        #expect(agent.terminationStatus == 0)
+        #expect(await watcher.waitUntil(timeoutSeconds: 5) { $0.contains { $0.payload.contains("\"shutdown\"") } })
+        let statuses = watcher.messages(on: "acme/eu/van-3/agent/status")
+        #expect(statuses.map { Self.status($0)["state"] as? String } == ["online", "offline"])
+        // A clean disconnect: the broker must not publish the will as well.
+        try await Task.sleep(nanoseconds: 1_000_000_000)
+        #expect(!watcher.messages.contains { $0.payload.contains("connectionLost") })
+    }
+
+    @Test func tlsAndPasswordFromAFileReachASecuredBroker() async throws {
+        let broker = try TestBroker.secured(users: ["van-5": "correct horse"], requireClientCertificate: true)
+        defer { broker.stop() }
+        let tls = try #require(broker.tls)
+        let stateDir = try makeTemporaryDirectory(prefix: "edgenav-state")
+        let passwordFile = stateDir + "/password"
+        try "correct horse\n".write(toFile: passwordFile, atomically: true, encoding: .utf8)
+        let (agent, log) = try Self.startAgent([
+            "--broker", broker.url, "--vehicle-id", "van-5", "--state-dir", stateDir + "/state",
+            "--username", "van-5", "--password-file", passwordFile, "--ca-file", tls.caFile,
+            "--cert-file", tls.clientCertificateFile, "--key-file", tls.clientKeyFile,
+        ])
+        defer { if agent.isRunning { kill(agent.processIdentifier, SIGKILL) } }
+        let watcher = try await TestSubscriber(broker: broker, filters: ["fleet/#"], persistent: false)
+        defer { watcher.stop() }
+        let online = await watcher.waitUntil(timeoutSeconds: 10) { $0.contains { $0.payload.contains("\"online\"") } }
+        let logText = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        #expect(online, "agent log:\n\(logText)")
+        #expect(!logText.contains("correct horse"), "the password reached the log")
+        agent.terminate()
+        agent.waitUntilExit()
+    }
+
+    @Test func plaintextCredentialsToARemoteBrokerAreRefusedBeforeConnecting() throws {
+        let stateDir = try makeTemporaryDirectory(prefix: "edgenav-state")
+        let (agent, log) = try Self.startAgent(
+            ["--broker", "mqtt://192.0.2.10:1883", "--vehicle-id", "van-1", "--state-dir", stateDir,
+             "--username", "van-1"],
+            environment: ["EDGENAV_PASSWORD": "topsecret"])
+        agent.waitUntilExit()
+        #expect(agent.terminationStatus != 0)
+        let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        #expect(text.contains("refusing to send credentials over plain TCP"))
+        #expect(!text.contains("topsecret"))
+    }
+}
