@@ -1,0 +1,202 @@
+import Foundation
+import Geo
+
+/// A uniform latitude/longitude grid over edge segments, stored in the graph image. Each cell lists every edge
+/// with a segment whose bounding box touches the cell (an edge appears in several cells). Cells are about
+/// `SpatialGridConfiguration.cellMeters` on a side; `nearestEdges` scans only the cells that the query circle's
+/// bounding box covers.
+public struct SpatialGridConfiguration: Sendable, Hashable {
+    /// Target cell side, metres. Default 64: a 50 m query touches 4–9 cells of a few dozen edges.
+    public var cellMeters: Double = 64
+    /// Upper bound on the number of cells; the cell side grows for large extracts. Default 4 Mi (16 MiB of offsets).
+    public var maxCells: Int = 1 << 22
+    public init(cellMeters: Double = 64, maxCells: Int = 1 << 22) {
+        self.cellMeters = cellMeters
+        self.maxCells = maxCells
+    }
+}
+
+struct SpatialGridView: @unchecked Sendable {
+    // Pointers into the immutable graph image owned by the enclosing RoadGraph's storage.
+    let minLat: Double, minLon: Double, cellLat: Double, cellLon: Double
+    let rows: Int, cols: Int
+    let cellMeters: Double
+    let first: UnsafePointer<UInt32>
+    let entries: UnsafePointer<UInt32>
+
+    init(header: UnsafeRawBufferPointer, first firstBuf: UnsafeRawBufferPointer, entries entryBuf: UnsafeRawBufferPointer,
+         edgeCount: Int) throws {
+        let h = header.baseAddress!
+        minLat = h.load(fromByteOffset: 0, as: Double.self)
+        minLon = h.load(fromByteOffset: 8, as: Double.self)
+        cellLat = h.load(fromByteOffset: 16, as: Double.self)
+        cellLon = h.load(fromByteOffset: 24, as: Double.self)
+        rows = Int(h.load(fromByteOffset: 32, as: UInt32.self))
+        cols = Int(h.load(fromByteOffset: 36, as: UInt32.self))
+        cellMeters = h.load(fromByteOffset: 40, as: Double.self)
+        let cells = rows * cols
+        guard minLat.isFinite, minLon.isFinite, cellLat > 0, cellLon > 0, cellLat.isFinite, cellLon.isFinite,
+              firstBuf.count == (cells + 1) * 4, entryBuf.count % 4 == 0
+        else { throw RoadGraphError(.corrupt, "spatial grid header is inconsistent") }
+        first = firstBuf.baseAddress!.assumingMemoryBound(to: UInt32.self)
+        let entryCount = entryBuf.count / 4
+        entries = (entryBuf.baseAddress ?? firstBuf.baseAddress!).assumingMemoryBound(to: UInt32.self)
+        guard first[0] == 0, Int(first[cells]) == entryCount else {
+            throw RoadGraphError(.corrupt, "spatial grid offsets do not span its entries")
+        }
+        for i in 0..<cells where first[i + 1] < first[i] {
+            throw RoadGraphError(.corrupt, "spatial grid offsets decrease")
+        }
+        for i in 0..<entryCount where Int(entries[i]) >= edgeCount {
+            throw RoadGraphError(.corrupt, "spatial grid names a missing edge")
+        }
+    }
+
+    @inline(__always) func row(_ lat: Double) -> Int { min(rows - 1, max(0, Int(((lat - minLat) / cellLat).rounded(.down)))) }
+    @inline(__always) func col(_ lon: Double) -> Int { min(cols - 1, max(0, Int(((lon - minLon) / cellLon).rounded(.down)))) }
+}
+
+/// Builds the grid sections from vertex lists.
+struct SpatialGridBuilder {
+    static func build(edgeCount: Int, boundingBox: BoundingBox?, config: SpatialGridConfiguration,
+                      vertices: (Int, (Coordinate) -> Void) -> Void)
+        -> (header: [UInt8], first: [UInt32], entries: [UInt32])
+    {
+        let box = boundingBox ?? BoundingBox(minLatitude: 0, minLongitude: 0, maxLatitude: 0, maxLongitude: 0)
+        let metersPerDegLat = Geodesy.earthRadiusMeters * .pi / 180
+        let midLat = box.center.latitude
+        let metersPerDegLon = max(metersPerDegLat * cos(midLat * .pi / 180), 1)
+        var cellMeters = max(config.cellMeters, 1)
+        var rows = 1, cols = 1
+        while true {
+            let heightM = (box.maxLatitude - box.minLatitude) * metersPerDegLat
+            let widthM = (box.maxLongitude - box.minLongitude) * metersPerDegLon
+            rows = max(1, Int((heightM / cellMeters).rounded(.up)))
+            cols = max(1, Int((widthM / cellMeters).rounded(.up)))
+            if rows * cols <= max(config.maxCells, 1) { break }
+            cellMeters *= 1.5
+        }
+        let cellLat = cellMeters / metersPerDegLat
+        let cellLon = cellMeters / metersPerDegLon
+        func row(_ lat: Double) -> Int { min(rows - 1, max(0, Int(((lat - box.minLatitude) / cellLat).rounded(.down)))) }
+        func col(_ lon: Double) -> Int { min(cols - 1, max(0, Int(((lon - box.minLongitude) / cellLon).rounded(.down)))) }
+
+        var pairs = [(cell: UInt32, edge: UInt32)]()
+        pairs.reserveCapacity(edgeCount * 2)
+        var cellsOfEdge = [UInt32]()
+        for e in 0..<edgeCount {
+            cellsOfEdge.removeAll(keepingCapacity: true)
+            var previous: Coordinate?
+            vertices(e) { c in
+                if let p = previous {
+                    let r0 = row(min(p.latitude, c.latitude)), r1 = row(max(p.latitude, c.latitude))
+                    let c0 = col(min(p.longitude, c.longitude)), c1 = col(max(p.longitude, c.longitude))
+                    for r in r0...r1 { for cc in c0...c1 { cellsOfEdge.append(UInt32(r * cols + cc)) } }
+                }
+                previous = c
+            }
+            if cellsOfEdge.count > 1 {
+                cellsOfEdge.sort()
+            }
+            var last: UInt32 = .max
+            for cell in cellsOfEdge where cell != last {
+                pairs.append((cell, UInt32(e)))
+                last = cell
+            }
+        }
+        let cellCount = rows * cols
+        var first = [UInt32](repeating: 0, count: cellCount + 1)
+        for p in pairs { first[Int(p.cell) + 1] += 1 }
+        for i in 0..<cellCount { first[i + 1] += first[i] }
+        var cursor = first
+        var entries = [UInt32](repeating: 0, count: pairs.count)
+        for p in pairs {
+            entries[Int(cursor[Int(p.cell)])] = p.edge
+            cursor[Int(p.cell)] += 1
+        }
+        var header = [UInt8](repeating: 0, count: GraphFileLayout.gridHeaderSize)
+        header.withUnsafeMutableBytes { h in
+            h.storeBytes(of: box.minLatitude, toByteOffset: 0, as: Double.self)
+            h.storeBytes(of: box.minLongitude, toByteOffset: 8, as: Double.self)
+            h.storeBytes(of: cellLat, toByteOffset: 16, as: Double.self)
+            h.storeBytes(of: cellLon, toByteOffset: 24, as: Double.self)
+            h.storeBytes(of: UInt32(rows), toByteOffset: 32, as: UInt32.self)
+            h.storeBytes(of: UInt32(cols), toByteOffset: 36, as: UInt32.self)
+            h.storeBytes(of: cellMeters, toByteOffset: 40, as: Double.self)
+        }
+        return (header, first, entries)
+    }
+}
+
+extension RoadGraph {
+    /// Edges open to `mode` whose geometry passes within `radiusMeters` of `point`, closest first (ties by edge id),
+    /// at most `limit`. Distances use an equirectangular frame around `point` for the search and haversine for the
+    /// reported `distanceMeters`; both twins of a two-way road are returned when both are open to `mode`.
+    public func nearestEdges(to point: Coordinate, mode: TravelMode, radiusMeters: Double, limit: Int) -> [EdgeSnap] {
+        guard limit > 0, edgeCount > 0, radiusMeters >= 0, point.isValid else { return [] }
+        let g = grid
+        let ky = Geodesy.earthRadiusMeters * .pi / 180
+        let kx = ky * cos(point.latitude * .pi / 180)
+        let dLat = radiusMeters / ky
+        let dLon = kx > 1e-9 ? radiusMeters / kx : 360
+        let minLat = point.latitude - dLat, maxLat = point.latitude + dLat
+        let minLon = point.longitude - dLon, maxLon = point.longitude + dLon
+        // Outside the grid entirely?
+        if maxLat < g.minLat || minLat > g.minLat + Double(g.rows) * g.cellLat
+            || maxLon < g.minLon || minLon > g.minLon + Double(g.cols) * g.cellLon { return [] }
+        let r0 = g.row(minLat), r1 = g.row(maxLat), c0 = g.col(minLon), c1 = g.col(maxLon)
+        let m = ModeMask(mode).rawValue
+        let r2 = radiusMeters * radiusMeters
+
+        struct Candidate { var edge: UInt32; var d2: Double; var segment: Int; var t: Double }
+        var candidates = [Candidate]()
+        for r in r0...r1 {
+            for c in c0...c1 {
+                let cell = r * g.cols + c
+                var i = Int(g.first[cell])
+                let end = Int(g.first[cell + 1])
+                while i < end {
+                    let e = Int(g.entries[i])
+                    i += 1
+                    guard edgeRecords.load(fromByteOffset: e * GraphFileLayout.edgeRecordSize + 4, as: UInt8.self) & m != 0
+                    else { continue }
+                    var best = Double.infinity, bestSeg = 0, bestT = 0.0
+                    var px = 0.0, py = 0.0, seg = -1
+                    forEachVertex(of: e) { v in
+                        let x = (v.longitude - point.longitude) * kx
+                        let y = (v.latitude - point.latitude) * ky
+                        if seg >= 0 {
+                            let dx = x - px, dy = y - py
+                            let len2 = dx * dx + dy * dy
+                            var t = 0.0
+                            if len2 > 0 { t = min(1, max(0, -(px * dx + py * dy) / len2)) }
+                            let qx = px + t * dx, qy = py + t * dy
+                            let d2 = qx * qx + qy * qy
+                            if d2 < best { best = d2; bestSeg = seg; bestT = t }
+                        }
+                        px = x; py = y; seg += 1
+                    }
+                    if best <= r2 { candidates.append(Candidate(edge: UInt32(e), d2: best, segment: bestSeg, t: bestT)) }
+                }
+            }
+        }
+        guard !candidates.isEmpty else { return [] }
+        candidates.sort { $0.d2 != $1.d2 ? $0.d2 < $1.d2 : $0.edge < $1.edge }
+        var result = [EdgeSnap]()
+        result.reserveCapacity(min(limit, candidates.count))
+        for cand in candidates {
+            if result.contains(where: { $0.edge == cand.edge }) { continue }
+            let geom = geometry(of: cand.edge)
+            let a = geom[cand.segment], b = geom[cand.segment + 1]
+            let p = Coordinate(latitude: a.latitude + (b.latitude - a.latitude) * cand.t,
+                               longitude: a.longitude + (b.longitude - a.longitude) * cand.t)
+            var offset = 0.0
+            for k in 0..<cand.segment { offset += Geodesy.distanceMeters(geom[k], geom[k + 1]) }
+            offset += Geodesy.distanceMeters(a, p)
+            result.append(EdgeSnap(edge: cand.edge, point: p, distanceMeters: Geodesy.distanceMeters(point, p),
+                                   offsetMeters: min(offset, lengthMeters(of: cand.edge))))
+            if result.count == limit { break }
+        }
+        return result
+    }
+}

@@ -1,0 +1,116 @@
+import Geo
+import RoadGraph
+
+/// What a route optimises, mirroring the Navigation SDK's routing strategies.
+public enum RoutingStrategy: String, Sendable, Hashable, Codable, CaseIterable {
+    /// Shortest travel time (free-flow durations, times any traffic overlay). The default.
+    case best
+    /// Shortest legal distance for the travel mode.
+    case shorter
+}
+
+/// Road kinds a route should not use.
+public struct AvoidOptions: OptionSet, Sendable, Hashable {
+    public let rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+
+    /// Motorways and trunk roads (`EdgeFlags.highway`).
+    public static let highways = AvoidOptions(rawValue: 1 << 0)
+    /// Edges flagged `EdgeFlags.toll`.
+    public static let tolls = AvoidOptions(rawValue: 1 << 1)
+    /// Ferry lines (`EdgeFlags.ferry`); avoided by default, as in the Navigation SDK.
+    public static let ferries = AvoidOptions(rawValue: 1 << 2)
+
+    /// The edge flags that make an edge unusable under these options.
+    public var excludedFlags: EdgeFlags {
+        var flags: EdgeFlags = []
+        if contains(.highways) { flags.insert(.highway) }
+        if contains(.tolls) { flags.insert(.toll) }
+        if contains(.ferries) { flags.insert(.ferry) }
+        return flags
+    }
+}
+
+/// A place the route starts at or must reach.
+public struct Waypoint: Sendable, Hashable, Codable {
+    /// (latitude, longitude) in degrees, WGS84.
+    public var coordinate: Coordinate
+    /// Arrive on the side of the road the coordinate lies on (right-hand side of the arriving direction under
+    /// right-hand traffic). Ignored for the origin. May not be combined with `preferredHeadingDegrees`.
+    public var preferSameSideOfRoad: Bool
+    /// Start (origin) or arrive (destinations) travelling in this direction, degrees clockwise from north;
+    /// honoured within `RouterConfiguration.headingToleranceDegrees` when a nearby road allows it.
+    public var preferredHeadingDegrees: Double?
+    /// Free text carried into the leg (e.g. the SDK waypoint title); not used for routing.
+    public var title: String
+
+    public init(
+        _ coordinate: Coordinate, preferSameSideOfRoad: Bool = false, preferredHeadingDegrees: Double? = nil,
+        title: String = ""
+    ) {
+        self.coordinate = coordinate
+        self.preferSameSideOfRoad = preferSameSideOfRoad
+        self.preferredHeadingDegrees = preferredHeadingDegrees
+        self.title = title
+    }
+}
+
+/// One routing question: from an origin through up to 25 destinations, one leg per destination.
+public struct RouteRequest: Sendable {
+    public var origin: Waypoint
+    public var destinations: [Waypoint]
+    public var travelMode: TravelMode
+    public var strategy: RoutingStrategy
+    /// Defaults to `[.ferries]`, as in the Navigation SDK.
+    public var avoid: AvoidOptions
+    /// Per-edge travel-time adjustments (live traffic); nil means free flow.
+    public var traffic: (any EdgeTravelTimeAdjusting)?
+
+    public init(
+        origin: Waypoint, destinations: [Waypoint], travelMode: TravelMode = .driving,
+        strategy: RoutingStrategy = .best, avoid: AvoidOptions = [.ferries],
+        traffic: (any EdgeTravelTimeAdjusting)? = nil
+    ) {
+        self.origin = origin
+        self.destinations = destinations
+        self.travelMode = travelMode
+        self.strategy = strategy
+        self.avoid = avoid
+        self.traffic = traffic
+    }
+}
+
+/// The shortest-path method. All three are exact and give equal costs; they differ in speed.
+public enum SearchAlgorithm: String, Sendable, Hashable, Codable, CaseIterable {
+    /// Plain unidirectional Dijkstra on directed edges (the simplest reference).
+    case dijkstra
+    /// Bidirectional Dijkstra on directed edges (the reference every faster method is tested against).
+    case bidirectionalDijkstra
+    /// A* with ALT landmark lower bounds (Goldberg & Harrelson 2005). Needs a `LandmarkIndex` for the mode and
+    /// strategy; without one the router falls back to bidirectional Dijkstra.
+    case alt
+}
+
+/// Thresholds of the router, with their defaults.
+public struct RouterConfiguration: Sendable, Hashable {
+    /// A waypoint farther than this from every usable road is `locationUnavailable`. Default 250 m.
+    public var snapRadiusMeters: Double = 250
+    /// How many nearby edges are considered when honouring a preferred heading. Default 12.
+    public var snapCandidateLimit: Int = 12
+    /// A road direction matches a preferred heading when its bearing differs by at most this. Default 45°.
+    public var headingToleranceDegrees: Double = 45
+    /// Traffic drives on the right (the same-side rule picks the direction whose right faces the waypoint).
+    /// Default true.
+    public var rightHandTraffic: Bool = true
+    /// A waypoint closer than this to the road centre line has no side: both directions stay allowed.
+    /// Default 0.5 m.
+    public var sameSideMinimumOffsetMeters: Double = 0.5
+    /// Most destinations per request (the Navigation SDK's limit). Default 25.
+    public var maximumDestinations: Int = 25
+    /// Two consecutive waypoints closer than this are duplicates. Default 0.01 m.
+    public var duplicateWaypointToleranceMeters: Double = 0.01
+    /// The search method used by `Router.route(_:)`. Default `.alt`.
+    public var algorithm: SearchAlgorithm = .alt
+
+    public init() {}
+}

@@ -1,0 +1,243 @@
+import Foundation
+import Geo
+import RoadGraph
+
+/// Computes exact routes on a `RoadGraph`.
+///
+/// A router keeps per-edge search labels between queries (so a query allocates almost nothing); it is therefore
+/// not `Sendable`: give each task or actor its own router. The graph and the landmark index are shared, immutable
+/// values.
+public final class Router {
+    public let graph: RoadGraph
+    public let landmarks: LandmarkIndex?
+    public let configuration: RouterConfiguration
+    /// Modes that may use at least one edge of the graph.
+    public let supportedModes: ModeMask
+
+    private let forwardLabels: SearchLabels
+    private let backwardLabels: SearchLabels
+
+    public init(graph: RoadGraph, landmarks: LandmarkIndex? = nil, configuration: RouterConfiguration = RouterConfiguration()) {
+        self.graph = graph
+        self.landmarks = landmarks
+        self.configuration = configuration
+        var modes: ModeMask = []
+        for e in 0..<graph.edgeCount { modes.formUnion(graph.access(of: EdgeID(e))) }
+        supportedModes = modes
+        forwardLabels = SearchLabels(edgeCount: graph.edgeCount)
+        backwardLabels = SearchLabels(edgeCount: graph.edgeCount)
+    }
+
+    /// Routes with `configuration.algorithm`.
+    public func route(_ request: RouteRequest) -> RouteResponse {
+        route(request, algorithm: configuration.algorithm)
+    }
+
+    /// Routes with the given method; every method returns routes of equal weight.
+    public func route(_ request: RouteRequest, algorithm: SearchAlgorithm) -> RouteResponse {
+        if let failure = validate(request) { return failure }
+        if let landmarks, !landmarks.matches(graph) {
+            return RouteResponse(status: .internalError, message: "landmark index was built for another graph")
+        }
+        let model = EdgeCostModel(graph: graph, mode: request.travelMode, strategy: request.strategy,
+                                  avoid: request.avoid, traffic: request.traffic)
+        let waypoints = [request.origin] + request.destinations
+        var candidates: [[PathEndpoint]] = []
+        for (index, waypoint) in waypoints.enumerated() {
+            let found = endpoints(for: waypoint, arriving: index > 0, model: model)
+            if found.isEmpty {
+                return RouteResponse(status: .locationUnavailable, waypointIndex: index,
+                                     message: "no road usable by \(request.travelMode.rawValue) within "
+                                        + "\(configuration.snapRadiusMeters) m of waypoint \(index)")
+            }
+            candidates.append(found)
+        }
+
+        let search = EdgeSearch(model: model, forward: forwardLabels, backward: backwardLabels)
+        var legs: [RouteLeg] = []
+        var sources = candidates[0]
+        for index in 1..<waypoints.count {
+            let targets = candidates[index]
+            var found = shortestPath(search, algorithm, sources, targets, model)
+            if found == nil && index > 1 && sources != candidates[index - 1] {
+                // Continuing in the arrival direction failed: allow leaving the waypoint in either direction.
+                sources = candidates[index - 1]
+                found = shortestPath(search, algorithm, sources, targets, model)
+            }
+            guard let path = found else {
+                return RouteResponse(status: .noRouteFound, waypointIndex: index,
+                                     message: "no \(request.travelMode.rawValue) route to waypoint \(index)")
+            }
+            let start = sources[path.sourceIndex], end = targets[path.targetIndex]
+            legs.append(makeLeg(path: path, start: start, end: end, destination: waypoints[index], model: model))
+            sources = [end]  // the next leg leaves in the direction this one arrived
+        }
+        return RouteResponse(status: .ok,
+                             route: Route(legs: legs, travelMode: request.travelMode, strategy: request.strategy))
+    }
+
+    /// The road positions a waypoint may snap to for `mode` under `avoid` (both directions of the nearest road,
+    /// or the direction chosen by heading / side of road), nearest first; empty when none is within the radius.
+    public func snap(_ waypoint: Waypoint, mode: TravelMode, avoid: AvoidOptions = [.ferries], arriving: Bool = true)
+        -> [RoadPosition]
+    {
+        let model = EdgeCostModel(graph: graph, mode: mode, strategy: .best, avoid: avoid, traffic: nil)
+        return endpoints(for: waypoint, arriving: arriving, model: model).map { position(of: $0) }
+    }
+
+    // MARK: Validation
+
+    private func validate(_ request: RouteRequest) -> RouteResponse? {
+        if request.destinations.isEmpty {
+            return RouteResponse(status: .noWaypointsError, message: "no destination")
+        }
+        if request.destinations.count > configuration.maximumDestinations {
+            return RouteResponse(status: .waypointError,
+                                 message: "\(request.destinations.count) destinations; at most "
+                                    + "\(configuration.maximumDestinations)")
+        }
+        let waypoints = [request.origin] + request.destinations
+        for (index, w) in waypoints.enumerated() {
+            let c = w.coordinate
+            let valid = c.latitude.isFinite && c.longitude.isFinite && abs(c.latitude) <= 90 && abs(c.longitude) <= 180
+            if !valid {
+                return RouteResponse(status: .waypointError, waypointIndex: index, message: "invalid coordinate \(c)")
+            }
+            if let heading = w.preferredHeadingDegrees {
+                if !heading.isFinite {
+                    return RouteResponse(status: .waypointError, waypointIndex: index, message: "invalid heading")
+                }
+                if w.preferSameSideOfRoad {
+                    return RouteResponse(status: .waypointError, waypointIndex: index,
+                                         message: "preferSameSideOfRoad cannot be combined with a preferred heading")
+                }
+            }
+        }
+        if !supportedModes.contains(ModeMask(request.travelMode)) {
+            return RouteResponse(status: .travelModeUnsupported,
+                                 message: "the map has no road for \(request.travelMode.rawValue)")
+        }
+        for index in 1..<waypoints.count
+        where Geodesy.distanceMeters(waypoints[index - 1].coordinate, waypoints[index].coordinate)
+            <= configuration.duplicateWaypointToleranceMeters
+        {
+            return RouteResponse(status: .duplicateWaypointsError, waypointIndex: index,
+                                 message: "waypoint \(index) repeats waypoint \(index - 1)")
+        }
+        return nil
+    }
+
+    // MARK: Snapping
+
+    private func endpoint(_ snap: EdgeSnap) -> PathEndpoint {
+        let length = graph.lengthMeters(of: snap.edge)
+        return PathEndpoint(edge: snap.edge, fraction: length > 0 ? min(1, max(0, snap.offsetMeters / length)) : 0)
+    }
+
+    private func position(of endpoint: PathEndpoint) -> RoadPosition {
+        let shape = EdgeShape(graph: graph, edge: endpoint.edge)
+        return RoadPosition(edge: endpoint.edge, offsetMeters: endpoint.fraction * graph.lengthMeters(of: endpoint.edge),
+                            point: shape.point(at: endpoint.fraction))
+    }
+
+    /// Phantom endpoints for a waypoint (see `snap`).
+    private func endpoints(for waypoint: Waypoint, arriving: Bool, model: EdgeCostModel) -> [PathEndpoint] {
+        let snaps = graph.nearestEdges(to: waypoint.coordinate, mode: model.mode,
+                                       radiusMeters: configuration.snapRadiusMeters,
+                                       limit: configuration.snapCandidateLimit)
+            .filter { model.isUsable($0.edge) }
+        guard let nearest = snaps.first else { return [] }
+
+        if let heading = waypoint.preferredHeadingDegrees {
+            // Nearest directed edge (or its twin) whose direction at the snapped point matches the heading.
+            for snap in snaps {
+                let forward = endpoint(snap)
+                var options = [forward]
+                if let twin = graph.reverseEdge(of: snap.edge), model.isUsable(twin) {
+                    options.append(PathEndpoint(edge: twin, fraction: 1 - forward.fraction))
+                }
+                for option in options {
+                    let bearing = EdgeShape(graph: graph, edge: option.edge).bearingDegrees(at: option.fraction)
+                    if Geodesy.bearingDifferenceDegrees(bearing, heading) <= configuration.headingToleranceDegrees {
+                        return [option]
+                    }
+                }
+            }
+            // A preference, not a requirement: fall through to the nearest road.
+        }
+
+        let forward = endpoint(nearest)
+        var result = [forward]
+        if let twin = graph.reverseEdge(of: nearest.edge), model.isUsable(twin) {
+            let backward = PathEndpoint(edge: twin, fraction: 1 - forward.fraction)
+            result.append(backward)
+            if arriving && waypoint.preferSameSideOfRoad && nearest.distanceMeters >= configuration.sameSideMinimumOffsetMeters,
+                let isRight = sideOfRoad(waypoint.coordinate, snapped: nearest.point, edge: forward)
+            {
+                // Right-hand traffic: arrive on the direction that has the waypoint on its right.
+                let wantRight = configuration.rightHandTraffic
+                return [isRight == wantRight ? forward : backward]
+            }
+        }
+        return result
+    }
+
+    /// Which side of the travel direction of `edge` (at the snapped point) the waypoint lies on.
+    private func sideOfRoad(_ point: Coordinate, snapped: Coordinate, edge: PathEndpoint) -> Bool? {
+        let bearing = EdgeShape(graph: graph, edge: edge.edge).bearingDegrees(at: edge.fraction) * .pi / 180
+        let projection = LocalProjection(origin: snapped)
+        let (wx, wy) = projection.project(point)
+        let (dx, dy) = (sin(bearing), cos(bearing))  // east, north
+        let cross = dx * wy - dy * wx
+        if cross == 0 { return nil }
+        return cross < 0  // clockwise from the direction: the right-hand side
+    }
+
+    // MARK: Search and legs
+
+    private func shortestPath(
+        _ search: EdgeSearch, _ algorithm: SearchAlgorithm, _ sources: [PathEndpoint], _ targets: [PathEndpoint],
+        _ model: EdgeCostModel
+    ) -> EdgePath? {
+        switch algorithm {
+        case .dijkstra:
+            return search.unidirectional(from: sources, to: targets)
+        case .bidirectionalDijkstra:
+            return search.bidirectional(from: sources, to: targets)
+        case .alt:
+            let key = LandmarkIndex.Key(mode: model.mode, strategy: model.strategy)
+            guard let table = landmarks?.tables[key], !table.landmarks.isEmpty else {
+                return search.bidirectional(from: sources, to: targets)
+            }
+            let potential = LandmarkPotential(
+                table: table,
+                targets: targets.map { (graph.source(of: $0.edge), model.weight($0.edge) * $0.fraction) },
+                scale: model.heuristicScale)
+            return search.unidirectional(from: sources, to: targets, potential: potential)
+        }
+    }
+
+    private func makeLeg(
+        path: EdgePath, start: PathEndpoint, end: PathEndpoint, destination: Waypoint, model: EdgeCostModel
+    ) -> RouteLeg {
+        var distance = 0.0, duration = 0.0, weight = 0.0
+        var geometry: [Coordinate] = []
+        var wayIDs: [Int64] = []
+        let last = path.edges.count - 1
+        for (i, e) in path.edges.enumerated() {
+            let from = i == 0 ? start.fraction : 0
+            let to = i == last ? end.fraction : 1
+            let portion = max(0, to - from)
+            distance += graph.lengthMeters(of: e) * portion
+            duration += model.durationSeconds(e) * portion
+            weight += model.weight(e) * portion
+            let piece = EdgeShape(graph: graph, edge: e).slice(from: from, to: to)
+            geometry.append(contentsOf: geometry.last == piece.first ? piece.dropFirst() : piece[...])
+            let way = graph.osmWayID(of: e)
+            if wayIDs.last != way { wayIDs.append(way) }
+        }
+        return RouteLeg(destination: destination, start: position(of: start), end: position(of: end),
+                        distanceMeters: distance, durationSeconds: duration, weight: weight, geometry: geometry,
+                        edges: path.edges, osmWayIDs: wayIDs)
+    }
+}
