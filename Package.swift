@@ -39,7 +39,7 @@ let package = Package(
 
         // MARK: The agent and the executable
         .target(name: "Agent", dependencies: ["MQTT", "RoadGraph", "Routing"]),
-        .target(name: "EdgeNavCLI", dependencies: ["Agent", "OSMImport", "Routing"]),
+        .target(name: "EdgeNavCLI", dependencies: ["Agent", "OSMImport", "Routing", "RoadGraph", "Geo"]),
         .executableTarget(name: "edgenav", dependencies: ["EdgeNavCLI"]),
 
         // MARK: Test support: a real mosquitto launcher, ASCII-art maps
@@ -52,7 +52,7 @@ let package = Package(
         .testTarget(name: "RoutingTests", dependencies: ["Routing", "RoadGraph", "OSMImport", "TestKit"]),
         .testTarget(name: "MQTTTests", dependencies: ["MQTT"]),
         .testTarget(name: "AgentTests", dependencies: ["Agent", "MQTT"]),
-        .testTarget(name: "EdgeNavCLITests", dependencies: ["EdgeNavCLI", "Agent"]),
+        .testTarget(name: "EdgeNavCLITests", dependencies: ["EdgeNavCLI", "Agent", "RoadGraph", "Geo", "TestKit"]),
         // Integration tests against a real mosquitto, in their own target.
         .testTarget(name: "MQTTIntegrationTests", dependencies: ["MQTT", "Agent", "TestKit"]),
         // `edgenav run` as a process against a real mosquitto.

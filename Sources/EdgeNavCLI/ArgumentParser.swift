@@ -16,16 +16,20 @@ public struct OptionSpec: Sendable, Equatable {
     /// The environment variable that sets the option; derived from the name when not given.
     public var environmentVariable: String?
     public var help: String
+    /// A one-letter alias, written `-o`.
+    public var shortName: Character?
 
     public init(
-        _ name: String, value valueName: String? = nil, default defaultValue: String? = nil,
-        environment: String? = nil, help: String
+        _ name: String, short shortName: Character? = nil, value valueName: String? = nil,
+        default defaultValue: String? = nil, environment: String? = nil, help: String
     ) {
         self.name = name
+        self.shortName = shortName
         self.valueName = valueName
         self.defaultValue = defaultValue
-        self.environmentVariable =
-            environment ?? "EDGENAV_" + name.uppercased().replacingOccurrences(of: "-", with: "_")
+        // An empty `environment` means the option has no variable (an output path should be explicit).
+        let variable = environment ?? "EDGENAV_" + name.uppercased().replacingOccurrences(of: "-", with: "_")
+        self.environmentVariable = variable.isEmpty ? nil : variable
         self.help = help
     }
 
@@ -171,15 +175,20 @@ extension CommandSpec {
                 result.helpRequested = true
                 continue
             }
-            guard argument.hasPrefix("--") else {
+            let body: Substring
+            if argument.hasPrefix("--") {
+                body = argument.dropFirst(2)
+            } else {
                 // Negative numbers are positionals (coordinates such as -33.9,18.4).
                 if argument.dropFirst().first.map({ $0.isNumber || $0 == "." }) == true {
                     result.positionals.append(argument)
                     continue
                 }
-                throw .unknownOption(argument)
+                guard argument.count == 2, let spec = options.first(where: { $0.shortName == argument.last }) else {
+                    throw .unknownOption(argument)
+                }
+                body = Substring(spec.name)
             }
-            let body = argument.dropFirst(2)
             let name: String
             var inlineValue: String?
             if let equals = body.firstIndex(of: "=") {
@@ -263,7 +272,8 @@ extension CommandSpec {
         }
         lines += ["", "options:"]
         for option in options {
-            let left = "  --\(option.name)" + (option.valueName.map { " \($0)" } ?? "")
+            let left = "  " + (option.shortName.map { "-\($0), " } ?? "") + "--\(option.name)"
+                + (option.valueName.map { " \($0)" } ?? "")
             var help = option.help
             var extras: [String] = []
             if let variable = option.environmentVariable { extras.append("env \(variable)") }

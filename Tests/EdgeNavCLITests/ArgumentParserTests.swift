@@ -87,3 +87,27 @@ import Testing
         #expect(text.hasPrefix("usage: edgenav demo [options] [POINT ...]"))
     }
 }
+
+@Suite struct ShortOptionTests {
+    let spec = CommandSpec(
+        invocation: "edgenav map import", summary: "",
+        options: [OptionSpec("output", short: "o", value: "FILE", environment: "", help: "out")],
+        positionals: [PositionalSpec("IN", help: "in")])
+
+    @Test func shortAliasTakesAValue() throws {
+        let parsed = try spec.parse(["in.osm.pbf", "-o", "out.graph"], environment: ["EDGENAV_OUTPUT": "ignored"])
+        #expect(parsed.string("output") == "out.graph")
+        #expect(parsed.positionals == ["in.osm.pbf"])
+    }
+
+    @Test func anOptionWithoutVariableIgnoresTheEnvironment() throws {
+        let parsed = try spec.parse(["in.osm.pbf"], environment: ["EDGENAV_OUTPUT": "x.graph"])
+        #expect(parsed.string("output") == nil)
+        #expect(!spec.helpText.contains("EDGENAV_OUTPUT"))
+        #expect(spec.helpText.contains("-o, --output FILE"))
+    }
+
+    @Test func unknownShortOptionIsNamed() {
+        #expect(throws: ArgumentError.unknownOption("-x")) { try spec.parse(["-x"], environment: [:]) }
+    }
+}
