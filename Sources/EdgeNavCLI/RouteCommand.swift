@@ -1,3 +1,4 @@
+import Agent
 import Foundation
 import Geo
 import RoadGraph
@@ -217,75 +218,49 @@ enum RouteJSON {
         return defaults.request(coordinates, mode: mode, strategy: strategy, avoid: avoid)
     }
 
-    struct LineString: Encodable {
-        var type = "LineString"
-        /// GeoJSON order: [longitude, latitude].
-        var coordinates: [[Double]]
-    }
-
-    struct Destination: Encodable {
-        var lat: Double
-        var lon: Double
-        var title: String
-    }
-
-    struct Leg: Encodable {
-        var destination: Destination
-        var distanceMeters: Double
-        var durationSeconds: Double
-        var geometry: LineString
-        var polyline6: String
-        var osmWayIds: [Int64]
-    }
-
-    struct Result: Encodable {
-        var status: String
-        var message: String?
-        var travelMode: String?
-        var strategy: String?
-        var distanceMeters: Double?
-        var durationSeconds: Double?
-        var legs: [Leg]?
-        var waypointIndex: Int?
-        var line: Int?
-    }
-
     static func response(_ response: RouteResponse) -> Output {
-        var result = Result(status: response.status.rawValue)
+        var fields: [(String, JSONValue)] = [("status", .string(response.status.rawValue))]
         if let route = response.route, response.status == .ok {
-            result.travelMode = route.travelMode.rawValue
-            result.strategy = route.strategy.rawValue
-            result.distanceMeters = rounded(route.distanceMeters, 1)
-            result.durationSeconds = rounded(route.durationSeconds, 1)
-            result.legs = route.legs.map { leg in
-                Leg(
-                    destination: Destination(
-                        lat: leg.destination.coordinate.latitude, lon: leg.destination.coordinate.longitude,
-                        title: leg.destination.title),
-                    distanceMeters: rounded(leg.distanceMeters, 1), durationSeconds: rounded(leg.durationSeconds, 1),
-                    geometry: LineString(coordinates: leg.geoJSONCoordinates.map { [rounded($0[0], 6), rounded($0[1], 6)] }),
-                    polyline6: leg.encodedPolyline, osmWayIds: leg.osmWayIDs)
-            }
+            fields += [
+                ("travelMode", .string(route.travelMode.rawValue)),
+                ("strategy", .string(route.strategy.rawValue)),
+                ("distanceMeters", .number(route.distanceMeters, digits: 1)),
+                ("durationSeconds", .number(route.durationSeconds, digits: 1)),
+                ("legs", .array(route.legs.map(leg))),
+            ]
         } else {
-            result.message = response.message.isEmpty ? nil : response.message
-            result.waypointIndex = response.waypointIndex
+            if !response.message.isEmpty { fields.append(("message", .string(response.message))) }
+            if let index = response.waypointIndex { fields.append(("waypointIndex", .int(Int64(index)))) }
         }
-        return Output(text: encode(result), ok: response.status == .ok)
+        return Output(text: JSONValue.object(fields).text, ok: response.status == .ok)
+    }
+
+    static func leg(_ leg: RouteLeg) -> JSONValue {
+        let destination = leg.destination
+        return .object([
+            ("destination", .object([
+                ("lat", .number(destination.coordinate.latitude, digits: 7)),
+                ("lon", .number(destination.coordinate.longitude, digits: 7)),
+                ("title", .string(destination.title)),
+            ])),
+            ("distanceMeters", .number(leg.distanceMeters, digits: 1)),
+            ("durationSeconds", .number(leg.durationSeconds, digits: 1)),
+            // GeoJSON order: [longitude, latitude].
+            ("geometry", .object([
+                ("type", "LineString"),
+                ("coordinates", .array(leg.geometry.map {
+                    .array([.number($0.longitude, digits: 6), .number($0.latitude, digits: 6)])
+                })),
+            ])),
+            ("polyline6", .string(leg.encodedPolyline)),
+            ("osmWayIds", .array(leg.osmWayIDs.map { .int($0) })),
+        ])
     }
 
     static func invalidRequest(line: Int, message: String) -> Output {
-        Output(text: encode(Result(status: "invalidRequest", message: message, line: line)), ok: false)
-    }
-
-    static func rounded(_ value: Double, _ digits: Int) -> Double {
-        let scale = pow(10, Double(digits))
-        return (value * scale).rounded() / scale
-    }
-
-    static func encode(_ result: Result) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
-        guard let data = try? encoder.encode(result) else { return #"{"status":"internalError"}"# }
-        return String(decoding: data, as: UTF8.self)
+        Output(
+            text: JSONValue.object([
+                ("status", "invalidRequest"), ("line", .int(Int64(line))), ("message", .string(message)),
+            ]).text, ok: false)
     }
 }
