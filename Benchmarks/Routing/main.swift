@@ -1,5 +1,6 @@
 // bench-routing: the EdgeNav side of scripts/bench-routing (release build only; figures go to BENCHMARKS.md).
 //
+//   bench-routing import MAP.osm.pbf GRAPH                        OSMImport, timed, with peak RSS
 //   bench-routing routes GRAPH PAIRS.jsonl OUTDIR [algorithms]   route every pair with both strategies
 //   bench-routing grid NODES PAIRS                                synthetic grid city: build, memory, queries
 //
@@ -7,6 +8,7 @@
 // JSON object per measured configuration on stdout.
 import Foundation
 import Geo
+import OSMImport
 import RoadGraph
 import Routing
 
@@ -24,6 +26,15 @@ func residentMiB() -> Double {
     for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
         let kib = line.split(separator: " ").compactMap { Double($0) }.first ?? .nan
         return kib / 1024
+    }
+    return .nan
+}
+
+/// Peak resident set size of this process, MiB (VmHWM).
+func peakResidentMiB() -> Double {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return .nan }
+    for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+        return (line.split(separator: " ").compactMap { Double($0) }.first ?? .nan) / 1024
     }
     return .nan
 }
@@ -190,6 +201,14 @@ do {
             ? arguments[5].split(separator: ",").compactMap { SearchAlgorithm(rawValue: String($0)) }
             : [.alt, .bidirectionalDijkstra]
         try routesCommand(graphPath: arguments[2], pairsPath: arguments[3], outdir: arguments[4], algorithms: algorithms)
+    case "import" where arguments.count >= 4:
+        let clock = ContinuousClock()
+        let start = clock.now
+        let summary = try GraphImporter.importFile(input: URL(fileURLWithPath: arguments[2]),
+                                                   output: URL(fileURLWithPath: arguments[3]), progress: nil)
+        emit(["map": arguments[2], "importSeconds": seconds(clock.now - start), "fileBytes": summary.outputBytes,
+              "nodes": summary.graphNodes, "edges": summary.graphEdges, "peakRssMiB": peakResidentMiB(),
+              "restrictionsApplied": summary.restrictionsApplied, "waysKept": summary.waysKept])
     case "grid" where arguments.count >= 3:
         try gridCommand(nodeCount: Int(arguments[2]) ?? 1_000_000,
                         pairCount: arguments.count > 3 ? Int(arguments[3]) ?? 1000 : 1000,
