@@ -45,7 +45,7 @@ let package = Package(
         // MARK: Benchmarks (release builds, driven by scripts/bench-*)
         .executableTarget(
             name: "bench-routing", dependencies: ["Routing", "OSMImport", "RoadGraph"], path: "Benchmarks/Routing",
-            exclude: ["reference.py", "compare.py"]
+            exclude: ["reference.py", "compare.py", "report.py"]
         ),
 
         // MARK: Test support: a real mosquitto launcher, ASCII-art maps
