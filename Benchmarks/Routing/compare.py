@@ -18,9 +18,12 @@ def load(path):
 
 def share(ours_path, ref_path, tolerance=0.02, worst=15):
     ours, ref = load(ours_path), load(ref_path)
-    agree, compared, disagreements = 0, 0, []
+    agree, compared, disagreements, moved = 0, 0, [], 0
     for pair_id, r in ref.items():
         if r["status"] != "ok":
+            continue
+        if r.get("waypointMovedMeters", 0.0) > 1.0:
+            moved += 1  # the reference answered another question (see reference.py): not comparable
             continue
         compared += 1
         o = ours.get(pair_id)
@@ -36,7 +39,7 @@ def share(ours_path, ref_path, tolerance=0.02, worst=15):
     disagreements.sort(key=lambda d: -abs(d[0]))
     for delta, pair_id, o, r in disagreements[:worst]:
         print(f"pair {pair_id}: ours {o} m, reference {r} m, delta {delta:+.1%}", file=sys.stderr)
-    result = {"compared": compared, "agree": agree, "share": agree / compared if compared else float("nan"),
+    result = {"compared": compared, "agree": agree, "referenceMovedWaypoint": moved, "share": agree / compared if compared else float("nan"),
               "shorterThanReference": sum(1 for d in disagreements if d[0] < 0),
               "longerThanReference": sum(1 for d in disagreements if d[0] > 0)}
     print(json.dumps(result))
@@ -47,7 +50,7 @@ def ratio(ours_path, ref_path):
     distance, duration = [], []
     for pair_id, r in ref.items():
         o = ours.get(pair_id)
-        if r["status"] == "ok" and o and o["status"] == "ok" and r["distanceMeters"] > 0 and r["durationSeconds"] > 0:
+        if r["status"] == "ok" and r.get("waypointMovedMeters", 0.0) <= 1.0 and o and o["status"] == "ok" and r["distanceMeters"] > 0 and r["durationSeconds"] > 0:
             distance.append(o["distanceMeters"] / r["distanceMeters"])
             duration.append(o["durationSeconds"] / r["durationSeconds"])
     print(json.dumps({"pairs": len(distance),

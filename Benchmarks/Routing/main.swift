@@ -209,6 +209,20 @@ do {
         emit(["map": arguments[2], "importSeconds": seconds(clock.now - start), "fileBytes": summary.outputBytes,
               "nodes": summary.graphNodes, "edges": summary.graphEdges, "peakRssMiB": peakResidentMiB(),
               "restrictionsApplied": summary.restrictionsApplied, "waysKept": summary.waysKept])
+    case "snap" where arguments.count >= 5:  // diagnostics: what a coordinate snaps to
+        let graph = try RoadGraph(contentsOf: URL(fileURLWithPath: arguments[2]))
+        let point = Coordinate(latitude: Double(arguments[3]) ?? 0, longitude: Double(arguments[4]) ?? 0)
+        for snap in graph.nearestEdges(to: point, mode: .driving, radiusMeters: 250, limit: 6) {
+            let e = snap.edge
+            let onward = graph.outgoingEdges(of: graph.target(of: e)).filter {
+                graph.access(of: $0).contains(.driving) && graph.isTurnAllowed(from: e, to: $0, mode: .driving)
+            }
+            emit(["edge": Int(e), "way": graph.osmWayID(of: e), "distanceMeters": snap.distanceMeters,
+                  "access": graph.access(of: e).description, "flags": Int(graph.flags(of: e).rawValue),
+                  "onwardWays": onward.map { graph.osmWayID(of: $0) },
+                  "targetPassable": graph.isPassable(node: graph.target(of: e), mode: .driving),
+                  "sourcePassable": graph.isPassable(node: graph.source(of: e), mode: .driving)])
+        }
     case "grid" where arguments.count >= 3:
         try gridCommand(nodeCount: Int(arguments[2]) ?? 1_000_000,
                         pairCount: arguments.count > 3 ? Int(arguments[3]) ?? 1000 : 1000,

@@ -82,7 +82,8 @@ def main(work, maps):
         bo, bv = one(d / "best-vs-osrm.json"), one(d / "best-vs-valhalla.json")
         if so:
             print(f"| {name} | {so['share']:.1%} ({so['agree']}/{so['compared']}; {so['shorterThanReference']} shorter,"
-                  f" {so['longerThanReference']} longer) | {sv.get('share', float('nan')):.1%}"
+                  f" {so['longerThanReference']} longer; {so.get('referenceMovedWaypoint', 0)} pairs left out where OSRM"
+                  f" moved a waypoint off its island) | {sv.get('share', float('nan')):.1%}"
                   f" | {bo.get('medianDistanceRatio', float('nan')):.3f} | {bo.get('medianDurationRatio', float('nan')):.3f}"
                   f" | {bv.get('medianDistanceRatio', float('nan')):.3f} | {bv.get('medianDurationRatio', float('nan')):.3f} |")
     grid = lines(work / "grid.summary.jsonl")
