@@ -42,6 +42,12 @@ let package = Package(
         .target(name: "EdgeNavCLI", dependencies: ["Agent", "OSMImport", "Routing", "RoadGraph", "Geo"]),
         .executableTarget(name: "edgenav", dependencies: ["EdgeNavCLI"]),
 
+        // MARK: Benchmarks (release builds, driven by scripts/bench-*)
+        .executableTarget(
+            name: "bench-routing", dependencies: ["Routing", "OSMImport", "RoadGraph"], path: "Benchmarks/Routing",
+            exclude: ["reference.py", "compare.py", "report.py"]
+        ),
+
         // MARK: Test support: a real mosquitto launcher, ASCII-art maps
         .target(name: "TestKit", dependencies: ["Geo"]),
 

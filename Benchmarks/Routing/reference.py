@@ -187,17 +187,21 @@ def cmd_route(engine_name: str, data: Path, pairs_path: Path, results_path: Path
     if engine_name.startswith("osrm"):
         engine = open_osrm(data)
 
-        def answer(p: dict) -> tuple[str, float, float]:
+        def answer(p: dict) -> tuple[str, float, float, float]:
             params = osrm.RouteParameters(
                 coordinates=[(p["fromLon"], p["fromLat"]), (p["toLon"], p["toLat"])],
                 overview="false",
                 generate_hints=False,
             )
             try:
-                route = engine.Route(params)["routes"][0]
+                response = engine.Route(params)
             except RuntimeError as error:
-                return ("noRouteFound" if "NoRoute" in str(error) else f"error:{error}", 0.0, 0.0)
-            return ("ok", float(route["distance"]), float(route["duration"]))
+                return ("noRouteFound" if "NoRoute" in str(error) else f"error:{error}", 0.0, 0.0, 0.0)
+            route = response["routes"][0]
+            # OSRM moves a waypoint on a small island (< 1000 nodes) to the nearest big component when the island
+            # has no route: record how far the waypoints were moved.
+            moved = max(float(w["distance"]) for w in response["waypoints"])
+            return ("ok", float(route["distance"]), float(route["duration"]), moved)
 
     else:
         from valhalla import Actor
@@ -205,7 +209,7 @@ def cmd_route(engine_name: str, data: Path, pairs_path: Path, results_path: Path
         engine = Actor(str(data / "valhalla.json"))
         options = {"shortest": True} if engine_name == "valhalla-shortest" else {}
 
-        def answer(p: dict) -> tuple[str, float, float]:
+        def answer(p: dict) -> tuple[str, float, float, float]:
             request = {
                 "locations": [{"lat": p["fromLat"], "lon": p["fromLon"]}, {"lat": p["toLat"], "lon": p["toLon"]}],
                 "costing": "auto",
@@ -216,8 +220,9 @@ def cmd_route(engine_name: str, data: Path, pairs_path: Path, results_path: Path
             try:
                 summary = engine.route(request)["trip"]["summary"]
             except RuntimeError as error:
-                return ("noRouteFound" if "No path" in str(error) or "442" in str(error) else f"error:{error}", 0.0, 0.0)
-            return ("ok", float(summary["length"]) * 1000.0, float(summary["time"]))
+                return ("noRouteFound" if "No path" in str(error) or "442" in str(error) else f"error:{error}", 0.0, 0.0,
+                        0.0)
+            return ("ok", float(summary["length"]) * 1000.0, float(summary["time"]), 0.0)
 
     load_seconds = time.perf_counter() - started
     rss_loaded = rss_mib()
@@ -225,14 +230,14 @@ def cmd_route(engine_name: str, data: Path, pairs_path: Path, results_path: Path
     with open(results_path, "w") as out:
         for p in pairs:
             t0 = time.perf_counter()
-            status, distance, duration = answer(p)
+            status, distance, duration, moved = answer(p)
             latency_ms = (time.perf_counter() - t0) * 1000.0
             if status == "ok":
                 latencies.append(latency_ms)
             out.write(
                 json.dumps(
                     {"id": p["id"], "status": status, "distanceMeters": distance, "durationSeconds": duration,
-                     "latencyMs": latency_ms}
+                     "latencyMs": latency_ms, "waypointMovedMeters": moved}
                 )
                 + "\n"
             )

@@ -141,7 +141,7 @@ public final class Router {
     }
 
     /// Phantom endpoints for a waypoint (see `snap`).
-    private func endpoints(for waypoint: Waypoint, arriving: Bool, model: EdgeCostModel) -> [PathEndpoint] {
+    func endpoints(for waypoint: Waypoint, arriving: Bool, model: EdgeCostModel) -> [PathEndpoint] {
         let snaps = graph.nearestEdges(to: waypoint.coordinate, mode: model.mode,
                                        radiusMeters: configuration.snapRadiusMeters,
                                        limit: configuration.snapCandidateLimit)
