@@ -53,7 +53,9 @@ let package = Package(
         .testTarget(name: "MQTTTests", dependencies: ["MQTT"]),
         .testTarget(name: "EdgeNavCLITests", dependencies: ["EdgeNavCLI", "Agent"]),
         // Integration tests against a real mosquitto, in their own target.
-        .testTarget(name: "MQTTIntegrationTests", dependencies: ["MQTT", "Agent", "TestKit"]),
+        .testTarget(name: "MQTTIntegrationTests", dependencies: ["MQTT", "Agent", "TestKit", "mqtt-test-client"]),
+        // A separate MQTTClient process the integration tests can SIGKILL (Last Will, outbox after kill -9).
+        .executableTarget(name: "mqtt-test-client", dependencies: ["MQTT"], path: "Tests/Support/MQTTTestClient"),
     ],
     cxxLanguageStandard: .cxx17
 )

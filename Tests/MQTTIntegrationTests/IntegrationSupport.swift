@@ -56,3 +56,27 @@ func temporaryStateDirectory() throws -> String {
 }
 
 func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }
+
+/// The `mqtt-test-client` helper, built next to the test bundle.
+func testClientExecutable() throws -> String {
+    let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    let path = directory.appendingPathComponent("mqtt-test-client").path
+    guard FileManager.default.isExecutableFile(atPath: path) else {
+        throw TestKitError("mqtt-test-client not found at \(path); build the package first")
+    }
+    return path
+}
+
+/// Lines printed by a helper process.
+final class LineLog: Sendable {
+    let lines = Mutex<[String]>([])
+    func append(_ line: String) { lines.withLock { $0.append(line) } }
+    func waitFor(prefix: String, timeoutSeconds: Double) async -> Bool {
+        let deadline = Date().addingTimeInterval(timeoutSeconds)
+        while Date() < deadline {
+            if lines.withLock({ $0.contains { $0.hasPrefix(prefix) } }) { return true }
+            try? await Task.sleep(nanoseconds: 10_000_000)
+        }
+        return false
+    }
+}
