@@ -86,13 +86,13 @@ final class NetworkLoop {
             processEvents()
             checkTimers()
         }
-        // Anything still waiting learns that we are done.
+        handle = nil  // mosquitto_destroy
+        // Report first, then release waiters, so `await stop()` returns after the last event.
+        onEvent(.stopped(nil))
         failWaiters()
         let stopContinuations = self.stopContinuations
         self.stopContinuations = []
         for continuation in stopContinuations { continuation.resume(returning: finalAcknowledged) }
-        onEvent(.stopped(nil))
-        handle = nil  // mosquitto_destroy
     }
 
     private func waitForIO() {
