@@ -60,7 +60,9 @@ let package = Package(
         .testTarget(name: "AgentTests", dependencies: ["Agent", "MQTT"]),
         .testTarget(name: "EdgeNavCLITests", dependencies: ["EdgeNavCLI", "Agent", "RoadGraph", "Geo", "TestKit"]),
         // Integration tests against a real mosquitto, in their own target.
-        .testTarget(name: "MQTTIntegrationTests", dependencies: ["MQTT", "Agent", "TestKit"]),
+        .testTarget(name: "MQTTIntegrationTests", dependencies: ["MQTT", "Agent", "TestKit", "mqtt-test-client"]),
+        // A separate MQTTClient process the integration tests can SIGKILL (Last Will, outbox after kill -9).
+        .executableTarget(name: "mqtt-test-client", dependencies: ["MQTT"], path: "Tests/Support/MQTTTestClient"),
         // `edgenav run` as a process against a real mosquitto.
         .testTarget(name: "AgentIntegrationTests", dependencies: ["TestKit", "edgenav"]),
     ],

@@ -28,6 +28,8 @@ final class NetworkLoop {
     private var handle: MosquittoHandle!
     private var machine: ConnectionStateMachine
     private var events: [Event] = []
+    /// How many times on_disconnect has run (to tell whether a failing loop call already reported itself).
+    private var disconnectCallbacks = 0
     private var running = true
     private var sessionUp = false
 
@@ -46,8 +48,9 @@ final class NetworkLoop {
     private var finalMid: Int32?
     private var finalDeadline: ContinuousClock.Instant?
     private var finalAcknowledged = false
-    /// The last error line libmosquitto logged (OpenSSL detail for TLS failures, for instance).
-    private var lastLibraryErrorLine: String?
+    /// Error lines libmosquitto logged during the current attempt (OpenSSL's reason for a TLS failure,
+    /// which `mosquitto_strerror` reduces to "A TLS error occurred.").
+    private var libraryErrorLines: [String] = []
 
     init(
         configuration: MQTTConfiguration, outbox: Outbox, mailbox: ClientMailbox,
@@ -83,13 +86,13 @@ final class NetworkLoop {
             processEvents()
             checkTimers()
         }
-        // Anything still waiting learns that we are done.
+        handle = nil  // mosquitto_destroy
+        // Report first, then release waiters, so `await stop()` returns after the last event.
+        onEvent(.stopped(nil))
         failWaiters()
         let stopContinuations = self.stopContinuations
         self.stopContinuations = []
         for continuation in stopContinuations { continuation.resume(returning: finalAcknowledged) }
-        onEvent(.stopped(nil))
-        handle = nil  // mosquitto_destroy
     }
 
     private func waitForIO() {
@@ -105,25 +108,31 @@ final class NetworkLoop {
         let revents = ready > 0 ? fds[1].revents : 0
         if revents & Int16(POLLIN | POLLERR | POLLHUP) != 0 {
             // Errors are reported through on_disconnect (libmosquitto calls it and closes the socket).
-            noteLoopResult(mosquitto_loop_read(handle.raw, 1), "mosquitto_loop_read")
+            callLoop("mosquitto_loop_read") { mosquitto_loop_read($0, 1) }
         }
         if handle.socket >= 0 && (revents & Int16(POLLOUT) != 0) {
-            noteLoopResult(mosquitto_loop_write(handle.raw, 1), "mosquitto_loop_write")
+            callLoop("mosquitto_loop_write") { mosquitto_loop_write($0, 1) }
         }
         if handle.socket >= 0 {
-            noteLoopResult(mosquitto_loop_misc(handle.raw), "mosquitto_loop_misc")
+            callLoop("mosquitto_loop_misc") { mosquitto_loop_misc($0) }
         }
     }
 
-    /// Loop functions report failures twice: as a return code and through on_disconnect. The callback is
-    /// what drives the state machine; the return code still goes through the one choke point so that a
-    /// failure that did *not* close the socket is not lost.
-    private func noteLoopResult(_ rc: Int32, _ operation: StaticString) {
+    /// Loop functions usually report a failure twice: as a return code and through on_disconnect (after
+    /// closing the socket). The callback drives the state machine. Some failures — a TLS handshake that
+    /// fails inside `mosquitto_loop_read` — close the socket *without* calling on_disconnect; the return
+    /// code, through the one choke point, then stands in for the missing callback.
+    private func noteLoopResult(_ rc: Int32, _ operation: StaticString, disconnectsBefore: Int) {
         do { try mosquittoCheck(rc, operation) } catch {
-            if handle.socket >= 0 && rc != MOSQ_ERR_NO_CONN.rawValue {
+            if disconnectCallbacks == disconnectsBefore && rc != MOSQ_ERR_NO_CONN.rawValue {
                 events.append(.disconnected(code: rc))
             }
         }
+    }
+
+    private func callLoop(_ operation: StaticString, _ body: (OpaquePointer) -> Int32) {
+        let before = disconnectCallbacks
+        noteLoopResult(body(handle.raw), operation, disconnectsBefore: before)
     }
 
     private func pollTimeoutMilliseconds() -> Int32 {
@@ -167,7 +176,7 @@ final class NetworkLoop {
                 try connect()
                 connectDeadline = clock.now + .milliseconds(Int(configuration.connectTimeoutSeconds * 1000))
             } catch {
-                perform(machine.connectAttemptFailed(error))
+                perform(machine.connectAttemptFailed(withLibraryDetail(error)))
             }
         case .establishSession:
             connectDeadline = nil
@@ -197,8 +206,7 @@ final class NetworkLoop {
         case .disconnect:
             finalDeadline = nil
             // A DISCONNECT with reason 0 tells the broker to discard the will.
-            let rc = mosquitto_disconnect_v5(handle.raw, 0, nil)
-            noteLoopResult(rc, "mosquitto_disconnect_v5")
+            callLoop("mosquitto_disconnect_v5") { mosquitto_disconnect_v5($0, 0, nil) }
             while handle.socket >= 0 && handle.wantsWrite {
                 if mosquitto_loop_write(handle.raw, 1) != MOSQ_ERR_SUCCESS.rawValue { break }
             }
@@ -224,7 +232,7 @@ final class NetworkLoop {
                     configuration.cleanStart ? 0 : configuration.sessionExpiryIntervalSeconds),
                 "mosquitto_property_add_int32")
         }
-        lastLibraryErrorLine = nil
+        libraryErrorLines = []
         // Blocking TCP connect (DNS + connect(2)); the TLS handshake and CONNACK then complete in the loop.
         try mosquittoCheck(
             mosquitto_connect_bind_v5(
@@ -264,7 +272,9 @@ final class NetworkLoop {
             NetworkLoop.from(userdata).events.append(.connack(reasonCode: reasonCode, sessionPresent: flags & 1 != 0))
         }
         mosquitto_disconnect_v5_callback_set(raw) { _, userdata, code, _ in
-            NetworkLoop.from(userdata).events.append(.disconnected(code: code))
+            let loop = NetworkLoop.from(userdata)
+            loop.disconnectCallbacks += 1
+            loop.events.append(.disconnected(code: code))
         }
         mosquitto_publish_v5_callback_set(raw) { _, userdata, mid, reasonCode, _ in
             NetworkLoop.from(userdata).events.append(.published(mid: mid, reasonCode: reasonCode))
@@ -283,7 +293,8 @@ final class NetworkLoop {
         }
         mosquitto_log_callback_set(raw) { _, userdata, level, text in
             guard level & Int32(MOSQ_LOG_ERR) != 0, let text else { return }
-            NetworkLoop.from(userdata).lastLibraryErrorLine = String(cString: text)
+            let loop = NetworkLoop.from(userdata)
+            if loop.libraryErrorLines.count < 8 { loop.libraryErrorLines.append(String(cString: text)) }
         }
     }
 
@@ -303,7 +314,8 @@ final class NetworkLoop {
                 mosquitto_publish_v5(
                     handle.raw, &mid, birth.topic, Int32(bytes.count), bytes.baseAddress, 1, birth.retain, nil)
             }
-            noteLoopResult(rc, "mosquitto_publish_v5(birth)")
+            // A failure here means the link is already failing; on_disconnect follows.
+            try? mosquittoCheck(rc, "mosquitto_publish_v5(birth)")
         }
         for subscription in mailbox.subscriptions { subscribe(subscription.filter, qos: subscription.qos) }
     }
@@ -424,11 +436,15 @@ final class NetworkLoop {
             return MQTTError(
                 code: .connectionLost, message: "the connection closed", operation: "DISCONNECT", rawCode: 0)
         }
-        let error = MQTTError(mosquittoReturnCode: code, operation: "connection", errno: errno)
-        if error.code == .tls, let detail = lastLibraryErrorLine {
-            return MQTTError(code: .tls, message: "\(error.message) \(detail)", operation: "TLS", rawCode: code)
-        }
-        return error
+        return withLibraryDetail(MQTTError(mosquittoReturnCode: code, operation: "connection", errno: errno))
+    }
+
+    /// Appends what libmosquitto logged (e.g. "OpenSSL Error[0]: …certificate verify failed") to a TLS error.
+    private func withLibraryDetail(_ error: MQTTError) -> MQTTError {
+        guard error.code == .tls, !libraryErrorLines.isEmpty else { return error }
+        return MQTTError(
+            code: error.code, message: "\(error.message) \(libraryErrorLines.joined(separator: "; "))",
+            operation: error.operation, rawCode: error.rawCode)
     }
 
     private func checkTimers() {

@@ -390,7 +390,7 @@ private struct Storage: ~Copyable {
 
     mutating func close() {
         guard journalFD >= 0 else { return }
-        _ = fsync(journalFD)
+        if needsSync { _ = fdatasync(journalFD) }
         Glibc.close(journalFD)
         journalFD = -1
         flock(lockFD, LOCK_UN)
