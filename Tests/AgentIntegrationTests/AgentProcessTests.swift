@@ -29,7 +29,7 @@ import TestKit
         variables.merge(environment) { $1 }
         process.environment = variables
         let logPath = try makeTemporaryDirectory(prefix: "edgenav-agent-log") + "/agent.log"
-        FileManager.default.createFile(atPath: logPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         process.standardError = FileHandle(forWritingAtPath: logPath)
         process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
         try process.run()
@@ -79,10 +79,39 @@ import TestKit
         #expect(await after.waitUntil(timeoutSeconds: 5) { $0.last?.payload.contains("\"offline\"") == true })
     }
 
-    @Test func sigtermPublishesOfflineItselfAndExitsZero() async throws {
+    /// A frozen agent (SIGSTOP) keeps its socket open and says nothing: the broker must notice by
+    /// keepalive alone, as with a dead radio link, and publish the will after 1.5 × keepalive.
+    @Test func aSilentAgentIsDeclaredOfflineByKeepalive() async throws {
         let broker = try TestBroker.plain()
         defer { broker.stop() }
         let watcher = try await TestSubscriber(broker: broker, filters: ["fleet/#"], persistent: false)
+        defer { watcher.stop() }
+        let stateDir = try makeTemporaryDirectory(prefix: "edgenav-state")
+        let keepalive = 5.0
+        let (agent, _) = try Self.startAgent([
+            "--broker", broker.url, "--vehicle-id", "van-4", "--state-dir", stateDir, "--keepalive", "5",
+        ])
+        defer {
+            kill(agent.processIdentifier, SIGKILL)
+            kill(agent.processIdentifier, SIGCONT)
+        }
+        #expect(await watcher.waitUntil(timeoutSeconds: 10) { $0.contains { $0.payload.contains("\"online\"") } })
+        let stoppedAt = Date()
+        kill(agent.processIdentifier, SIGSTOP)
+        let sawWill = await watcher.waitUntil(timeoutSeconds: keepalive * 1.5 + 8) { messages in
+            messages.contains { $0.payload.contains("\"connectionLost\"") }
+        }
+        let elapsed = Date().timeIntervalSince(stoppedAt)
+        #expect(sawWill)
+        // Mosquitto 2.0 checks keepalives on a coarse timer: a frozen `mosquitto_sub -k 5` got its will
+        // 9.6 s after SIGSTOP on our machines. Allow the broker that much slack past 1.5 × keepalive.
+        #expect(elapsed <= keepalive * 1.5 + 5, "the will came \(elapsed) s after the agent fell silent")
+    }
+
+    @Test func sigtermPublishesOfflineItselfAndExitsZero() async throws {
+        let broker = try TestBroker.plain()
+        defer { broker.stop() }
+        let watcher = try await TestSubscriber(broker: broker, filters: ["acme/#"], persistent: false)
         defer { watcher.stop() }
         let stateDir = try makeTemporaryDirectory(prefix: "edgenav-state")
         let (agent, _) = try Self.startAgent(
