@@ -320,15 +320,6 @@ public final class RoadGraph: @unchecked Sendable {
         return out
     }
 
-    /// Calls `body` with each vertex of `e` (source, shape points, target) without allocating.
-    @inline(__always) func forEachVertex(of e: Int, _ body: (Coordinate) -> Void) {
-        body(coordinate(atWord: Int(edgeSources[e]), in: nodeCoords))
-        let a = Int(shapeFirst[e])
-        let b = Int(shapeFirst[e + 1])
-        for i in a..<b { body(coordinate(atWord: i, in: shapePoints)) }
-        body(coordinate(atWord: Int(edgeTargets[e]), in: nodeCoords))
-    }
-
     // MARK: Turns
 
     /// Number of stored (edge-resolved) turn restrictions.

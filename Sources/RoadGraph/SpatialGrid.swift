@@ -35,7 +35,7 @@ struct SpatialGridView: @unchecked Sendable {
         cols = Int(h.load(fromByteOffset: 36, as: UInt32.self))
         cellMeters = h.load(fromByteOffset: 40, as: Double.self)
         let cells = rows * cols
-        guard minLat.isFinite, minLon.isFinite, cellLat > 0, cellLon > 0, cellLat.isFinite, cellLon.isFinite,
+        guard rows >= 1, cols >= 1, minLat.isFinite, minLon.isFinite, cellLat > 0, cellLon > 0, cellLat.isFinite, cellLon.isFinite,
               firstBuf.count == (cells + 1) * 4, entryBuf.count % 4 == 0
         else { throw RoadGraphError(.corrupt, "spatial grid header is inconsistent") }
         first = firstBuf.baseAddress!.assumingMemoryBound(to: UInt32.self)
@@ -147,6 +147,8 @@ extension RoadGraph {
         let r0 = g.row(minLat), r1 = g.row(maxLat), c0 = g.col(minLon), c1 = g.col(maxLon)
         let m = ModeMask(mode).rawValue
         let r2 = radiusMeters * radiusMeters
+        let qLat7 = point.latitude * 1e7, qLon7 = point.longitude * 1e7
+        let kx7 = kx * 1e-7, ky7 = ky * 1e-7
 
         struct Candidate { var edge: UInt32; var d2: Double; var segment: Int; var t: Double }
         var candidates = [Candidate]()
@@ -160,21 +162,31 @@ extension RoadGraph {
                     i += 1
                     guard edgeRecords.load(fromByteOffset: e * GraphFileLayout.edgeRecordSize + 4, as: UInt8.self) & m != 0
                     else { continue }
+                    // Segment distances in a local frame around the query, straight from the fixed-point arrays.
                     var best = Double.infinity, bestSeg = 0, bestT = 0.0
-                    var px = 0.0, py = 0.0, seg = -1
-                    forEachVertex(of: e) { v in
-                        let x = (v.longitude - point.longitude) * kx
-                        let y = (v.latitude - point.latitude) * ky
-                        if seg >= 0 {
-                            let dx = x - px, dy = y - py
-                            let len2 = dx * dx + dy * dy
-                            var t = 0.0
-                            if len2 > 0 { t = min(1, max(0, -(px * dx + py * dy) / len2)) }
-                            let qx = px + t * dx, qy = py + t * dy
-                            let d2 = qx * qx + qy * qy
-                            if d2 < best { best = d2; bestSeg = seg; bestT = t }
+                    let source = Int(edgeSources[e]), target = Int(edgeTargets[e])
+                    var px = (Double(nodeCoords[2 * source + 1]) - qLon7) * kx7
+                    var py = (Double(nodeCoords[2 * source]) - qLat7) * ky7
+                    let shapeStart = Int(shapeFirst[e]), shapeEnd = Int(shapeFirst[e + 1])
+                    var k = shapeStart
+                    var seg = 0
+                    while k <= shapeEnd {
+                        let x: Double, y: Double
+                        if k < shapeEnd {
+                            x = (Double(shapePoints[2 * k + 1]) - qLon7) * kx7
+                            y = (Double(shapePoints[2 * k]) - qLat7) * ky7
+                        } else {
+                            x = (Double(nodeCoords[2 * target + 1]) - qLon7) * kx7
+                            y = (Double(nodeCoords[2 * target]) - qLat7) * ky7
                         }
-                        px = x; py = y; seg += 1
+                        let dx = x - px, dy = y - py
+                        let len2 = dx * dx + dy * dy
+                        var t = 0.0
+                        if len2 > 0 { t = min(1, max(0, -(px * dx + py * dy) / len2)) }
+                        let qx = px + t * dx, qy = py + t * dy
+                        let d2 = qx * qx + qy * qy
+                        if d2 < best { best = d2; bestSeg = seg; bestT = t }
+                        px = x; py = y; seg += 1; k += 1
                     }
                     if best <= r2 { candidates.append(Candidate(edge: UInt32(e), d2: best, segment: bestSeg, t: bestT)) }
                 }

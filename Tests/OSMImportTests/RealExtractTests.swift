@@ -81,11 +81,17 @@ func nearestLatencyMicroseconds(_ graph: RoadGraph) -> Double {
     return Date().timeIntervalSince(start) / Double(points.count) * 1e6
 }
 
+#if DEBUG
+let buildKind = "debug build"
+#else
+let buildKind = "release build"
+#endif
+
 func report(_ name: String, _ r: (graph: RoadGraph, summary: ImportSummary, loadSeconds: Double)) {
     print("""
         [\(name)] \(r.summary)
         [\(name)] load (mmap + checksum + checks): \(String(format: "%.1f", r.loadSeconds * 1000)) ms; \
-        nearestEdges (50 m, limit 5, driving): \(String(format: "%.1f", nearestLatencyMicroseconds(r.graph))) µs/query (debug build)
+        nearestEdges (50 m, limit 5, driving): \(String(format: "%.1f", nearestLatencyMicroseconds(r.graph))) µs/query (\(buildKind))
         """)
 }
 
