@@ -147,6 +147,9 @@ public enum TravelProfiles {
         return nil
     }
 
+    /// Access values that permit only traffic with a destination on the way (see `modeAccess`).
+    static let localAccessValues: Set<String> = ["destination", "delivery", "customers", "permit"]
+
     static let drivingKeys = ["motorcar", "motor_vehicle", "vehicle", "access"]
     static let twoWheelerKeys = ["motorcycle", "motor_vehicle", "vehicle", "access"]
     static let taxiKeys = ["taxi", "psv"]
@@ -183,9 +186,21 @@ public enum TravelProfiles {
             (motorDefault, bikeDefault, footDefault) = (true, true, true)
         }
         var mask: ModeMask = []
-        let driving = decision(tags, drivingKeys) ?? motorDefault
+        // A destination-type permission (destination, delivery, customers, permit) opens a way that is no road for
+        // motor vehicles by class (cycleway, footway, path, track…) only for local access, never as a through
+        // route; the graph has no destination-only state, so such ways stay closed to motor vehicles (as in OSRM's
+        // car.lua, where these values only count on road classes).
+        func motorDecision(_ keys: [String]) -> Bool? {
+            for k in keys {
+                guard let v = tags[k], let d = accessValue(v) else { continue }
+                if d && !motorDefault && localAccessValues.contains(v.lowercased()) { return false }
+                return d
+            }
+            return nil
+        }
+        let driving = motorDecision(drivingKeys) ?? motorDefault
         if driving { mask.insert(.driving) }
-        if decision(tags, twoWheelerKeys) ?? motorDefault { mask.insert(.twoWheeler) }
+        if motorDecision(twoWheelerKeys) ?? motorDefault { mask.insert(.twoWheeler) }
         if decision(tags, taxiKeys) ?? driving { mask.insert(.taxi) }
         if decision(tags, cyclingKeys) ?? bikeDefault { mask.insert(.cycling) }
         if decision(tags, walkingKeys) ?? footDefault { mask.insert(.walking) }
