@@ -113,6 +113,11 @@ import TestKit
         #expect(try access(["highway": "track", "motor_vehicle": "yes"]) == .all)
         #expect(try access(["highway": "trunk", "motorroad": "yes"]) == [.driving, .taxi, .twoWheeler])
         #expect(try access(["highway": "service", "service": "emergency_access"]) == [.cycling, .walking])
+        // Destination-type access opens road classes, but never turns a cycleway or footway into a car route.
+        #expect(try access(["highway": "residential", "motor_vehicle": "destination"]) == .all)
+        #expect(try access(["highway": "cycleway", "motorcar": "destination"]) == [.cycling, .walking])
+        #expect(try access(["highway": "track", "motor_vehicle": "delivery"]) == [.cycling, .walking])
+        #expect(try access(["highway": "track", "motor_vehicle": "yes"]) == .all)
     }
 
     @Test func buswayIsForTaxisOnlyWhenTaggedForThem() throws {
