@@ -152,6 +152,7 @@ extension RoadGraph {
 
         struct Candidate { var edge: UInt32; var d2: Double; var segment: Int; var t: Double }
         var candidates = [Candidate]()
+        candidates.reserveCapacity(32)
         for r in r0...r1 {
             for c in c0...c1 {
                 let cell = r * g.cols + c
@@ -167,12 +168,13 @@ extension RoadGraph {
                     let source = Int(edgeSources[e]), target = Int(edgeTargets[e])
                     var px = (Double(nodeCoords[2 * source + 1]) - qLon7) * kx7
                     var py = (Double(nodeCoords[2 * source]) - qLat7) * ky7
-                    let shapeStart = Int(shapeFirst[e]), shapeEnd = Int(shapeFirst[e + 1])
-                    var k = shapeStart
+                    let span = shapeSpan(e)
+                    var j = 0
                     var seg = 0
-                    while k <= shapeEnd {
+                    while j <= span.count {
                         let x: Double, y: Double
-                        if k < shapeEnd {
+                        if j < span.count {
+                            let k = shapeIndex(span, j)
                             x = (Double(shapePoints[2 * k + 1]) - qLon7) * kx7
                             y = (Double(shapePoints[2 * k]) - qLat7) * ky7
                         } else {
@@ -186,7 +188,7 @@ extension RoadGraph {
                         let qx = px + t * dx, qy = py + t * dy
                         let d2 = qx * qx + qy * qy
                         if d2 < best { best = d2; bestSeg = seg; bestT = t }
-                        px = x; py = y; seg += 1; k += 1
+                        px = x; py = y; seg += 1; j += 1
                     }
                     if best <= r2 { candidates.append(Candidate(edge: UInt32(e), d2: best, segment: bestSeg, t: bestT)) }
                 }
@@ -198,12 +200,16 @@ extension RoadGraph {
         result.reserveCapacity(min(limit, candidates.count))
         for cand in candidates {
             if result.contains(where: { $0.edge == cand.edge }) { continue }
-            let geom = geometry(of: cand.edge)
-            let a = geom[cand.segment], b = geom[cand.segment + 1]
+            let a = vertex(of: cand.edge, at: cand.segment), b = vertex(of: cand.edge, at: cand.segment + 1)
             let p = Coordinate(latitude: a.latitude + (b.latitude - a.latitude) * cand.t,
                                longitude: a.longitude + (b.longitude - a.longitude) * cand.t)
             var offset = 0.0
-            for k in 0..<cand.segment { offset += Geodesy.distanceMeters(geom[k], geom[k + 1]) }
+            var previous = vertex(of: cand.edge, at: 0)
+            for k in 0..<cand.segment {
+                let next = vertex(of: cand.edge, at: k + 1)
+                offset += Geodesy.distanceMeters(previous, next)
+                previous = next
+            }
             offset += Geodesy.distanceMeters(a, p)
             result.append(EdgeSnap(edge: cand.edge, point: p, distanceMeters: Geodesy.distanceMeters(point, p),
                                    offsetMeters: min(offset, lengthMeters(of: cand.edge))))
