@@ -52,8 +52,15 @@ struct SpatialGridView: @unchecked Sendable {
         }
     }
 
-    @inline(__always) func row(_ lat: Double) -> Int { min(rows - 1, max(0, Int(((lat - minLat) / cellLat).rounded(.down)))) }
-    @inline(__always) func col(_ lon: Double) -> Int { min(cols - 1, max(0, Int(((lon - minLon) / cellLon).rounded(.down)))) }
+    // Clamped in floating point first, so no query (or hostile header) can overflow the Int conversion.
+    @inline(__always) func row(_ lat: Double) -> Int {
+        let v = (lat - minLat) / cellLat
+        return v >= 0 ? (v < Double(rows) ? Int(v) : rows - 1) : 0
+    }
+    @inline(__always) func col(_ lon: Double) -> Int {
+        let v = (lon - minLon) / cellLon
+        return v >= 0 ? (v < Double(cols) ? Int(v) : cols - 1) : 0
+    }
 }
 
 /// Builds the grid sections from vertex lists.
