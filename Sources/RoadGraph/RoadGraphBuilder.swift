@@ -228,7 +228,10 @@ public struct RoadGraphBuilder {
         }
 
         // Spatial grid over the (fixed-point rounded) geometry.
-        let grid = SpatialGridBuilder.build(edgeCount: e, boundingBox: box, config: gridConfiguration) { ne, body in
+        let grid = SpatialGridBuilder.build(
+            edgeCount: e, boundingBox: box, config: gridConfiguration,
+            isIndexed: { ne in reverse[ne] == GraphFileLayout.noEdge || ne < Int(reverse[ne]) }
+        ) { ne, body in
             let s = Int(sources[ne]), t = Int(targets[ne])
             body(Coordinate(latitude: Double(nodeWords[2 * s]) * 1e-7, longitude: Double(nodeWords[2 * s + 1]) * 1e-7))
             for c in shapes[shapeRange(oldOf[ne])] {

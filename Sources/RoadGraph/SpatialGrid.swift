@@ -4,7 +4,7 @@ import Geo
 /// A uniform latitude/longitude grid over edge segments, stored in the graph image. Each cell lists every edge
 /// with a segment whose bounding box touches the cell (an edge appears in several cells). Cells are about
 /// `SpatialGridConfiguration.cellMeters` on a side; `nearestEdges` scans only the cells that the query circle's
-/// bounding box covers.
+/// bounding box covers. Of each pair of twin edges only the lower id is listed (they share one geometry).
 public struct SpatialGridConfiguration: Sendable, Hashable {
     /// Target cell side, metres. Default 64: a 50 m query touches 4–9 cells of a few dozen edges.
     public var cellMeters: Double = 64
@@ -65,8 +65,9 @@ struct SpatialGridView: @unchecked Sendable {
 
 /// Builds the grid sections from vertex lists.
 struct SpatialGridBuilder {
+    /// `isIndexed(e)` is false for the second edge of each twin pair: twins share geometry, and the query reports both.
     static func build(edgeCount: Int, boundingBox: BoundingBox?, config: SpatialGridConfiguration,
-                      vertices: (Int, (Coordinate) -> Void) -> Void)
+                      isIndexed: (Int) -> Bool, vertices: (Int, (Coordinate) -> Void) -> Void)
         -> (header: [UInt8], first: [UInt32], entries: [UInt32])
     {
         let box = boundingBox ?? BoundingBox(minLatitude: 0, minLongitude: 0, maxLatitude: 0, maxLongitude: 0)
@@ -91,7 +92,7 @@ struct SpatialGridBuilder {
         var pairs = [(cell: UInt32, edge: UInt32)]()
         pairs.reserveCapacity(edgeCount * 2)
         var cellsOfEdge = [UInt32]()
-        for e in 0..<edgeCount {
+        for e in 0..<edgeCount where isIndexed(e) {
             cellsOfEdge.removeAll(keepingCapacity: true)
             var previous: Coordinate?
             vertices(e) { c in
@@ -168,8 +169,12 @@ extension RoadGraph {
                 while i < end {
                     let e = Int(g.entries[i])
                     i += 1
-                    guard edgeRecords.load(fromByteOffset: e * GraphFileLayout.edgeRecordSize + 4, as: UInt8.self) & m != 0
-                    else { continue }
+                    // The grid lists one edge per twin pair; the twin shares the geometry, so test both at once.
+                    let twin = edgeReverses[e]
+                    let ownAccess = edgeRecords.load(fromByteOffset: e * GraphFileLayout.edgeRecordSize + 4, as: UInt8.self) & m != 0
+                    let twinAccess = twin != GraphFileLayout.noEdge
+                        && edgeRecords.load(fromByteOffset: Int(twin) * GraphFileLayout.edgeRecordSize + 4, as: UInt8.self) & m != 0
+                    guard ownAccess || twinAccess else { continue }
                     // Segment distances in a local frame around the query, straight from the fixed-point arrays.
                     var best = Double.infinity, bestSeg = 0, bestT = 0.0
                     let source = Int(edgeSources[e]), target = Int(edgeTargets[e])
@@ -197,7 +202,13 @@ extension RoadGraph {
                         if d2 < best { best = d2; bestSeg = seg; bestT = t }
                         px = x; py = y; seg += 1; j += 1
                     }
-                    if best <= r2 { candidates.append(Candidate(edge: UInt32(e), d2: best, segment: bestSeg, t: bestT)) }
+                    if best <= r2 {
+                        if ownAccess { candidates.append(Candidate(edge: UInt32(e), d2: best, segment: bestSeg, t: bestT)) }
+                        if twinAccess {
+                            // Same point seen from the other direction: mirrored segment index and fraction.
+                            candidates.append(Candidate(edge: twin, d2: best, segment: seg - 1 - bestSeg, t: 1 - bestT))
+                        }
+                    }
                 }
             }
         }
