@@ -117,4 +117,35 @@ func temporaryFile(_ name: String, _ bytes: [UInt8]) throws -> URL {
         #expect(info.contains("nodes: 2, directed edges: 2"))
         #expect(info.contains("country hint: FI"))
     }
+
+    /// Random byte damage to an OSM XML fixture: the import either succeeds or throws an `OSMImportError`;
+    /// no C++ exception or trap escapes.
+    @Test func damagedXMLNeverCrashes() throws {
+        let fixture = ASCIIMapFixture("""
+            A---B---C
+                |
+                D
+            """, ways: ["ABC": ["highway": "residential", "maxspeed": "30"], "BD": ["highway": "footway"]],
+            nodes: ["B": ["barrier": "bollard"]],
+            relations: [.restriction("no_left_turn", from: "ABC", via: "B", to: "BD")])
+        let original = Array(fixture.osmXML().utf8)
+        var rng = SystemRandomNumberGenerator()
+        var imported = 0, failed = 0
+        for _ in 0..<60 {
+            var bytes = original
+            for _ in 0..<Int.random(in: 1...6, using: &rng) {
+                bytes[Int.random(in: 0..<bytes.count, using: &rng)] = [UInt8(ascii: "<"), UInt8(ascii: "\""), UInt8(ascii: "9"), 0, 0xFF, UInt8(ascii: "-")].randomElement(using: &rng)!
+            }
+            let url = try temporaryFile("damaged.osm", bytes)
+            defer { try? FileManager.default.removeItem(at: url) }
+            do {
+                _ = try GraphImporter.buildGraph(input: url)
+                imported += 1
+            } catch is OSMImportError {
+                failed += 1
+            }
+        }
+        #expect(imported + failed == 60)
+        #expect(failed > 0)
+    }
 }
