@@ -88,3 +88,52 @@ struct MQTTClientIntegrationTests {
         Issue.record("client never received \(payload) on \(topic)")
     }
 }
+
+@Suite("Persistent sessions against a real mosquitto")
+struct PersistentSessionIntegrationTests {
+    @Test("QoS 1 messages sent while the client is away are delivered when it comes back", arguments: [
+        MQTTProtocolVersion.v5, .v311,
+    ])
+    func queuedWhileAway(version: MQTTProtocolVersion) async throws {
+        let broker = try TestBroker.plain()
+        defer { broker.stop() }
+        let stateDirectory = try temporaryStateDirectory()
+        defer { try? FileManager.default.removeItem(atPath: stateDirectory) }
+        var configuration = try testConfiguration(url: broker.url, clientID: "edgenav-session-\(version)")
+        configuration.protocolVersion = version
+        configuration.sessionExpiryIntervalSeconds = 300
+
+        let first = ClientRecorder()
+        do {
+            let client = try MQTTClient(
+                configuration: configuration, outbox: try Outbox(directory: stateDirectory),
+                onMessage: first.onMessage, onEvent: first.onEvent)
+            try client.subscribe("fleet/v8/cmd/#")
+            try client.start()
+            #expect(await first.waitForConnections(1))
+            #expect(first.snapshot.contains(.connected(sessionPresent: false)))
+            // Make sure the SUBSCRIBE has landed before leaving.
+            for attempt in 0..<50 where first.messages.withLock({ $0.isEmpty }) {
+                try broker.publishWithTool(topic: "fleet/v8/cmd/ping", payload: "ping-\(attempt)")
+                try await Task.sleep(nanoseconds: 50_000_000)
+            }
+            await client.stop()
+            client.outbox.close()
+        }
+        for index in 0..<3 { try broker.publishWithTool(topic: "fleet/v8/cmd/route", payload: "while-away-\(index)") }
+
+        let second = ClientRecorder()
+        let client = try MQTTClient(
+            configuration: configuration, outbox: try Outbox(directory: stateDirectory),
+            onMessage: second.onMessage, onEvent: second.onEvent)
+        try client.start()  // no subscribe call: the broker's session alone must deliver
+        #expect(await second.waitForConnections(1))
+        #expect(second.snapshot.contains(.connected(sessionPresent: true)))
+        let deadline = Date().addingTimeInterval(5)
+        while Date() < deadline, second.messages.withLock({ $0.count }) < 3 {
+            try await Task.sleep(nanoseconds: 20_000_000)
+        }
+        #expect(second.messages.withLock { $0.map { text($0.payload) } } == (0..<3).map { "while-away-\($0)" })
+        await client.stop()
+    }
+}
