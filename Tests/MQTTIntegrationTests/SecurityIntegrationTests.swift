@@ -109,7 +109,7 @@ struct SecurityIntegrationTests {
 
     @Test("an unreachable broker gives mqtt.brokerUnreachable, retries, and stops cleanly")
     func unreachableBroker() async throws {
-        let port = try freeLoopbackPort()  // nothing listens here
+        let port = try TestTools.freeLoopbackPort()  // nothing listens here
         let stateDirectory = try temporaryStateDirectory()
         defer { try? FileManager.default.removeItem(atPath: stateDirectory) }
         let recorder = ClientRecorder()
