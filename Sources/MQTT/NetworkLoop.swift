@@ -207,7 +207,11 @@ final class NetworkLoop {
             finalDeadline = nil
             // A DISCONNECT with reason 0 tells the broker to discard the will.
             callLoop("mosquitto_disconnect_v5") { mosquitto_disconnect_v5($0, 0, nil) }
-            while handle.socket >= 0 && handle.wantsWrite {
+            // Push the DISCONNECT out (libmosquitto closes the socket once it is written), waiting at most
+            // about a second for a congested socket to drain.
+            for _ in 0..<10 where handle.socket >= 0 && handle.wantsWrite {
+                var writable = pollfd(fd: handle.socket, events: Int16(POLLOUT), revents: 0)
+                _ = poll(&writable, 1, 100)
                 if mosquitto_loop_write(handle.raw, 1) != MOSQ_ERR_SUCCESS.rawValue { break }
             }
             sessionUp = false

@@ -45,6 +45,15 @@ struct MQTTClientIntegrationTests {
         try await Task.sleep(nanoseconds: 700_000_000)
         #expect(!observer.messages.contains { $0.payload.contains(#""reason":"will""#) })
         #expect(recorder.snapshot.last == .stopped(nil))
+
+        // Retained state survives a broker restart (TestBroker keeps persistence on the same port).
+        try broker.restart()
+        let afterRestart = try await TestSubscriber(
+            broker: broker, filters: ["fleet/v1/agent/status"], persistent: false)
+        defer { afterRestart.stop() }
+        #expect(await afterRestart.waitFor(count: 1, timeoutSeconds: 5))
+        #expect(afterRestart.messages.first?.payload.contains("shutdown") == true)
+        #expect(afterRestart.messages.first?.retain == true)
     }
 
     @Test("receives messages on subscriptions, and resubscribes after the broker restarts")
@@ -66,6 +75,7 @@ struct MQTTClientIntegrationTests {
         #expect(await recorder.waitForConnections(1))
         try await waitForMessage(recorder, broker: broker, topic: "fleet/v2/cmd/route", payload: "one")
 
+        broker.kill()  // SIGKILL: no goodbye to the client, the broker just vanishes
         try broker.restart()
         #expect(await recorder.waitForConnections(2))
         try await waitForMessage(recorder, broker: broker, topic: "fleet/v2/cmd/route", payload: "two")

@@ -122,6 +122,10 @@ struct MQTTConfigurationTests {
         #expect(throws: MQTTError.self) { try noTLS.validate() }
         noTLS.tls = MQTTTLSConfiguration(caFile: "/ca", certificateFile: "/c.pem")
         #expect { try noTLS.validate() } throws: { ($0 as? MQTTError)?.message.contains("private key") == true }
+        noTLS.tls = MQTTTLSConfiguration(caFile: "/nonexistent/ca.pem")
+        #expect { try noTLS.validate() } throws: {
+            ($0 as? MQTTError)?.message == "TLS caFile /nonexistent/ca.pem is not a readable file"
+        }
         var keepalive = MQTTConfiguration(broker: try BrokerURL(parsing: "mqtt://b"), clientID: "v1")
         keepalive.keepAliveSeconds = 1
         #expect { try keepalive.validate() } throws: { ($0 as? MQTTError)?.code == .invalidConfiguration }
