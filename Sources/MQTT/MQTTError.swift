@@ -148,6 +148,12 @@ extension MQTTError {
         self.init(code: code, message: text, operation: "CONNACK", rawCode: rc)
     }
 
+    /// Adds the broker's MQTT 5 Reason String, when it sent one, to the message.
+    func withBrokerReason(_ reason: String?) -> MQTTError {
+        guard let reason, !reason.isEmpty else { return self }
+        return MQTTError(code: code, message: "\(message) (broker: \(reason))", operation: operation, rawCode: rawCode)
+    }
+
     /// Maps an MQTT 5 reason code on a PUBACK, SUBACK or DISCONNECT from the broker.
     init(reasonCode rc: Int32, operation: String) {
         self.init(

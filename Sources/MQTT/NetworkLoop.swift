@@ -12,8 +12,8 @@ import Foundation
 /// libmosquitto returns, so no action (such as resetting the handle) ever runs inside libmosquitto.
 final class NetworkLoop {
     enum Event {
-        case connack(reasonCode: Int32, sessionPresent: Bool)
-        case disconnected(code: Int32)
+        case connack(reasonCode: Int32, sessionPresent: Bool, brokerReason: String?)
+        case disconnected(code: Int32, brokerReason: String?)
         case published(mid: Int32, reasonCode: Int32)
         case subscribed(mid: Int32, grantedQoS: [Int32])
     }
@@ -125,7 +125,7 @@ final class NetworkLoop {
     private func noteLoopResult(_ rc: Int32, _ operation: StaticString, disconnectsBefore: Int) {
         do { try mosquittoCheck(rc, operation) } catch {
             if disconnectCallbacks == disconnectsBefore && rc != MOSQ_ERR_NO_CONN.rawValue {
-                events.append(.disconnected(code: rc))
+                events.append(.disconnected(code: rc, brokerReason: nil))
             }
         }
     }
@@ -272,13 +272,16 @@ final class NetworkLoop {
             try mosquittoCheck(
                 mosquitto_tls_insecure_set(raw, tls.insecureSkipHostnameVerification), "mosquitto_tls_insecure_set")
         }
-        mosquitto_connect_v5_callback_set(raw) { _, userdata, reasonCode, flags, _ in
-            NetworkLoop.from(userdata).events.append(.connack(reasonCode: reasonCode, sessionPresent: flags & 1 != 0))
+        mosquitto_connect_v5_callback_set(raw) { _, userdata, reasonCode, flags, properties in
+            NetworkLoop.from(userdata).events.append(
+                .connack(
+                    reasonCode: reasonCode, sessionPresent: flags & 1 != 0,
+                    brokerReason: NetworkLoop.reasonString(properties)))
         }
-        mosquitto_disconnect_v5_callback_set(raw) { _, userdata, code, _ in
+        mosquitto_disconnect_v5_callback_set(raw) { _, userdata, code, properties in
             let loop = NetworkLoop.from(userdata)
             loop.disconnectCallbacks += 1
-            loop.events.append(.disconnected(code: code))
+            loop.events.append(.disconnected(code: code, brokerReason: NetworkLoop.reasonString(properties)))
         }
         mosquitto_publish_v5_callback_set(raw) { _, userdata, mid, reasonCode, _ in
             NetworkLoop.from(userdata).events.append(.published(mid: mid, reasonCode: reasonCode))
@@ -300,6 +303,17 @@ final class NetworkLoop {
             let loop = NetworkLoop.from(userdata)
             if loop.libraryErrorLines.count < 8 { loop.libraryErrorLines.append(String(cString: text)) }
         }
+    }
+
+    /// The MQTT 5 Reason String property a broker may attach to CONNACK or DISCONNECT, if any.
+    private static func reasonString(_ properties: OpaquePointer?) -> String? {
+        guard let properties else { return nil }
+        var value: UnsafeMutablePointer<CChar>? = nil
+        guard mosquitto_property_read_string(properties, Int32(MQTT_PROP_REASON_STRING.rawValue), &value, false) != nil,
+            let value
+        else { return nil }
+        defer { free(value) }
+        return String(cString: value)
     }
 
     private static func from(_ userdata: UnsafeMutableRawPointer?) -> NetworkLoop {
@@ -389,21 +403,20 @@ final class NetworkLoop {
         while !events.isEmpty {
             let event = events.removeFirst()
             switch event {
-            case .connack(let reasonCode, let sessionPresent):
+            case .connack(let reasonCode, let sessionPresent, let brokerReason):
                 if reasonCode == 0 {
                     let action = machine.connAckAccepted()
                     if action == .establishSession { onEvent(.connected(sessionPresent: sessionPresent)) }
                     perform(action)
                 } else {
-                    perform(
-                        machine.connectAttemptFailed(
-                            MQTTError(connackCode: reasonCode, protocolVersion: configuration.protocolVersion)))
+                    let error = MQTTError(connackCode: reasonCode, protocolVersion: configuration.protocolVersion)
+                    perform(machine.connectAttemptFailed(error.withBrokerReason(brokerReason)))
                 }
-            case .disconnected(let code):
+            case .disconnected(let code, let brokerReason):
                 if code == 0 && machine.state == .stopping {
                     perform(machine.disconnected())
                 } else {
-                    perform(machine.connectionLost(disconnectError(code)))
+                    perform(machine.connectionLost(disconnectError(code).withBrokerReason(brokerReason)))
                 }
             case .published(let mid, let reasonCode):
                 if mid == finalMid {

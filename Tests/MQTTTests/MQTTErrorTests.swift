@@ -70,6 +70,14 @@ struct MQTTErrorTests {
         #expect(error.isAuthenticationFailure == (code == "mqtt.authFailed" || code == "mqtt.notAuthorized"))
     }
 
+    @Test("an MQTT 5 Reason String from the broker is kept in the message, the code is unchanged")
+    func brokerReason() {
+        let error = MQTTError(connackCode: 135, protocolVersion: .v5).withBrokerReason("vehicle suspended")
+        #expect(error.code == .notAuthorized)
+        #expect(error.message == "Not authorized (broker: vehicle suspended)")
+        #expect(MQTTError(connackCode: 135, protocolVersion: .v5).withBrokerReason(nil).message == "Not authorized")
+    }
+
     @Test("description carries code, operation, message and raw code")
     func description() {
         let error = MQTTError(connackCode: 135, protocolVersion: .v5)
