@@ -81,6 +81,7 @@ final class NetworkLoop {
         perform(machine.start())
         while running {
             for command in mailbox.takeCommands() { handle(command) }
+            if !running { break }  // stopped by a command: do not sit in poll for another second
             pumpOutbox()
             waitForIO()
             processEvents()
