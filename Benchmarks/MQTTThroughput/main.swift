@@ -12,7 +12,8 @@ while remaining.count >= 2 {
     remaining.removeFirst(2)
 }
 guard let url = options["--url"], let stateDirectory = options["--state"] else {
-    FileHandle.standardError.write(Data("usage: bench-mqtt --url URL --state DIR [--count N] [--topic T] [--payload-bytes B]\n".utf8))
+    FileHandle.standardError.write(
+        Data("usage: bench-mqtt --url URL --state DIR [--count N] [--topic T] [--payload-bytes B]\n".utf8))
     exit(2)
 }
 let count = Int(options["--count"] ?? "") ?? 20_000
@@ -47,7 +48,9 @@ do {
     let start = ContinuousClock.now
     for index in 0..<count {
         var payload = Array(String(format: "%08d", index).utf8)
-        if payload.count < payloadBytes { payload += Array(repeating: UInt8(ascii: "x"), count: payloadBytes - payload.count) }
+        if payload.count < payloadBytes {
+            payload += Array(repeating: UInt8(ascii: "x"), count: payloadBytes - payload.count)
+        }
         try client.publish(topic: topic, payload: payload, retain: false, kind: .event)
     }
     let queued = ContinuousClock.now - start

@@ -176,8 +176,9 @@ public struct MQTTConfiguration: Sendable, CustomStringConvertible, CustomDebugS
         }
         if broker.usesTLS, let tls {
             // libmosquitto would only say "Invalid arguments provided." on every connect attempt.
-            for case let (role, path?) in [
-                ("caFile", tls.caFile), ("certificateFile", tls.certificateFile), ("privateKeyFile", tls.privateKeyFile),
+            for case (let role, let path?) in [
+                ("caFile", tls.caFile), ("certificateFile", tls.certificateFile),
+                ("privateKeyFile", tls.privateKeyFile),
             ] as [(String, String?)] where !FileManager.default.isReadableFile(atPath: path) {
                 throw invalid("TLS \(role) \(path) is not a readable file")
             }

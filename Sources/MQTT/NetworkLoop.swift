@@ -142,7 +142,8 @@ final class NetworkLoop {
         for deadline in [reconnectAt, connectDeadline, finalDeadline] + flushWaiters.map(\.deadline) {
             if let deadline, deadline < next { next = deadline }
         }
-        let milliseconds = (next - now).components.seconds * 1000 + (next - now).components.attoseconds / 1_000_000_000_000_000
+        let milliseconds =
+            (next - now).components.seconds * 1000 + (next - now).components.attoseconds / 1_000_000_000_000_000
         return Int32(clamping: max(0, milliseconds))
     }
 
@@ -269,7 +270,8 @@ final class NetworkLoop {
             try mosquittoCheck(
                 mosquitto_tls_set(raw, tls.caFile, nil, tls.certificateFile, tls.privateKeyFile, nil),
                 "mosquitto_tls_set")
-            try mosquittoCheck(mosquitto_tls_opts_set(raw, 1 /* SSL_VERIFY_PEER */, nil, nil), "mosquitto_tls_opts_set")
+            try mosquittoCheck(
+                mosquitto_tls_opts_set(raw, 1 /* SSL_VERIFY_PEER */, nil, nil), "mosquitto_tls_opts_set")
             try mosquittoCheck(
                 mosquitto_tls_insecure_set(raw, tls.insecureSkipHostnameVerification), "mosquitto_tls_insecure_set")
         }
@@ -438,8 +440,7 @@ final class NetworkLoop {
                     resolveFlushWaiters()
                 }
             case .subscribed(let mid, let granted):
-                if let filter = pendingSubscriptions.removeValue(forKey: mid), let code = granted.first, code >= 0x80
-                {
+                if let filter = pendingSubscriptions.removeValue(forKey: mid), let code = granted.first, code >= 0x80 {
                     onEvent(
                         .subscriptionRejected(
                             filter: filter, error: MQTTError(reasonCode: code, operation: "SUBACK")))

@@ -121,7 +121,8 @@ public final class TestBroker: Sendable {
 
     private func launch() throws {
         let process = try ChildProcess(
-            executable: try TestTools.which("mosquitto"), arguments: ["-c", configPath], stderrPath: directory + "/stderr.log")
+            executable: try TestTools.which("mosquitto"), arguments: ["-c", configPath],
+            stderrPath: directory + "/stderr.log")
         self.process.withLock { $0 = process }
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline {
@@ -164,7 +165,9 @@ public enum TestTools {
         address.sin_port = 0
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard bound == 0 else { throw TestBrokerError("bind: \(String(cString: strerror(errno)))") }
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
@@ -212,7 +215,8 @@ public enum TestTools {
 
     /// Runs a tool to completion; throws with its output if it fails.
     @discardableResult
-    public static func runTool(_ tool: String, _ arguments: [String], currentDirectory: String? = nil) throws -> String {
+    public static func runTool(_ tool: String, _ arguments: [String], currentDirectory: String? = nil) throws -> String
+    {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try TestTools.which(tool))
         process.arguments = arguments
@@ -225,7 +229,8 @@ public enum TestTools {
         process.waitUntilExit()
         let text = String(decoding: data, as: UTF8.self)
         guard process.terminationStatus == 0 else {
-            throw TestBrokerError("\(tool) \(arguments.joined(separator: " ")) failed (\(process.terminationStatus)):\n\(text)")
+            throw TestBrokerError(
+                "\(tool) \(arguments.joined(separator: " ")) failed (\(process.terminationStatus)):\n\(text)")
         }
         return text
     }

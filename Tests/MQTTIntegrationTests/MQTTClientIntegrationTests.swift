@@ -33,7 +33,8 @@ struct MQTTClientIntegrationTests {
         let late = try await TestSubscriber(broker: broker, filters: ["fleet/v1/agent/status"], persistent: false)
         defer { late.stop() }
         #expect(await late.waitFor(count: 1, timeoutSeconds: 5))
-        #expect(late.messages.first == .init(topic: "fleet/v1/agent/status", payload: #"{"state":"online"}"#, retain: true))
+        #expect(
+            late.messages.first == .init(topic: "fleet/v1/agent/status", payload: #"{"state":"online"}"#, retain: true))
 
         let acknowledged = await client.stop(
             finalMessage: MQTTStatusMessage(
@@ -101,9 +102,11 @@ struct MQTTClientIntegrationTests {
 
 @Suite("Persistent sessions against a real mosquitto")
 struct PersistentSessionIntegrationTests {
-    @Test("QoS 1 messages sent while the client is away are delivered when it comes back", arguments: [
-        MQTTProtocolVersion.v5, .v311,
-    ])
+    @Test(
+        "QoS 1 messages sent while the client is away are delivered when it comes back",
+        arguments: [
+            MQTTProtocolVersion.v5, .v311,
+        ])
     func queuedWhileAway(version: MQTTProtocolVersion) async throws {
         let broker = try TestBroker.plain()
         defer { broker.stop() }

@@ -93,16 +93,19 @@ struct SecurityIntegrationTests {
             let failures = recorder.failures
             #expect(recorder.connectedCount == 0)
             // mosquitto answers a bad password with "not authorized" (v5 reason 135, v3 return code 5).
-            #expect(failures.allSatisfy { $0.code == .notAuthorized || $0.code == .authFailed }, "MQTT \(version): \(failures)")
+            #expect(
+                failures.allSatisfy { $0.code == .notAuthorized || $0.code == .authFailed },
+                "MQTT \(version): \(failures)")
             #expect(failures.allSatisfy { $0.isAuthenticationFailure })
             #expect(failures.first?.operation == "CONNACK")
             #expect(failures.first?.message.lowercased().contains("authori") == true)
             // Backoff grows (0.1, 0.2, 0.4 s minus up to 20 % jitter) and is capped at 0.5 s.
             let delays = recorder.failureDelays
-            #expect(delays.prefix(3).enumerated().allSatisfy { index, delay in
-                let base = [0.1, 0.2, 0.4][index]
-                return delay <= base && delay >= base * 0.8
-            }, "\(delays)")
+            #expect(
+                delays.prefix(3).enumerated().allSatisfy { index, delay in
+                    let base = [0.1, 0.2, 0.4][index]
+                    return delay <= base && delay >= base * 0.8
+                }, "\(delays)")
             #expect(delays.allSatisfy { $0 <= 0.5 })
         }
     }

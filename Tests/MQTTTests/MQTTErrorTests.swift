@@ -21,20 +21,22 @@ struct MQTTErrorTests {
         #expect(thrown(MOSQ_ERR_SUCCESS) == nil)
     }
 
-    @Test("libmosquitto return codes map to stable codes with libmosquitto's own message", arguments: [
-        (MOSQ_ERR_NO_CONN, "mqtt.noConnection"),
-        (MOSQ_ERR_CONN_LOST, "mqtt.connectionLost"),
-        (MOSQ_ERR_TLS, "mqtt.tls"),
-        (MOSQ_ERR_AUTH, "mqtt.authFailed"),
-        (MOSQ_ERR_ACL_DENIED, "mqtt.notAuthorized"),
-        (MOSQ_ERR_PAYLOAD_SIZE, "mqtt.payloadTooLarge"),
-        (MOSQ_ERR_INVAL, "mqtt.invalidArgument"),
-        (MOSQ_ERR_NOMEM, "mqtt.noMemory"),
-        (MOSQ_ERR_KEEPALIVE, "mqtt.keepaliveTimeout"),
-        (MOSQ_ERR_EAI, "mqtt.hostNotFound"),
-        (MOSQ_ERR_MALFORMED_UTF8, "mqtt.malformed"),
-        (MOSQ_ERR_PROTOCOL, "mqtt.protocolError"),
-    ])
+    @Test(
+        "libmosquitto return codes map to stable codes with libmosquitto's own message",
+        arguments: [
+            (MOSQ_ERR_NO_CONN, "mqtt.noConnection"),
+            (MOSQ_ERR_CONN_LOST, "mqtt.connectionLost"),
+            (MOSQ_ERR_TLS, "mqtt.tls"),
+            (MOSQ_ERR_AUTH, "mqtt.authFailed"),
+            (MOSQ_ERR_ACL_DENIED, "mqtt.notAuthorized"),
+            (MOSQ_ERR_PAYLOAD_SIZE, "mqtt.payloadTooLarge"),
+            (MOSQ_ERR_INVAL, "mqtt.invalidArgument"),
+            (MOSQ_ERR_NOMEM, "mqtt.noMemory"),
+            (MOSQ_ERR_KEEPALIVE, "mqtt.keepaliveTimeout"),
+            (MOSQ_ERR_EAI, "mqtt.hostNotFound"),
+            (MOSQ_ERR_MALFORMED_UTF8, "mqtt.malformed"),
+            (MOSQ_ERR_PROTOCOL, "mqtt.protocolError"),
+        ])
     func returnCodes(rc: mosq_err_t, code: String) throws {
         let error = try #require(thrown(rc))
         #expect(error.code.rawValue == code)
@@ -52,16 +54,18 @@ struct MQTTErrorTests {
         #expect(try #require(thrown(MOSQ_ERR_ERRNO, errno: EACCES)).code == .system)
     }
 
-    @Test("CONNACK refusals: MQTT 3.1.1 return codes and MQTT 5 reason codes", arguments: [
-        (Int32(4), MQTTProtocolVersion.v311, "mqtt.authFailed", "Connection Refused: bad user name or password."),
-        (5, .v311, "mqtt.notAuthorized", "Connection Refused: not authorised."),
-        (2, .v311, "mqtt.clientIDRejected", "Connection Refused: identifier rejected."),
-        (3, .v311, "mqtt.brokerUnavailable", "Connection Refused: broker unavailable."),
-        (134, .v5, "mqtt.authFailed", "Bad User Name or Password"),
-        (135, .v5, "mqtt.notAuthorized", "Not authorized"),
-        (138, .v5, "mqtt.notAuthorized", "Banned"),
-        (136, .v5, "mqtt.brokerUnavailable", "Server unavailable"),
-    ])
+    @Test(
+        "CONNACK refusals: MQTT 3.1.1 return codes and MQTT 5 reason codes",
+        arguments: [
+            (Int32(4), MQTTProtocolVersion.v311, "mqtt.authFailed", "Connection Refused: bad user name or password."),
+            (5, .v311, "mqtt.notAuthorized", "Connection Refused: not authorised."),
+            (2, .v311, "mqtt.clientIDRejected", "Connection Refused: identifier rejected."),
+            (3, .v311, "mqtt.brokerUnavailable", "Connection Refused: broker unavailable."),
+            (134, .v5, "mqtt.authFailed", "Bad User Name or Password"),
+            (135, .v5, "mqtt.notAuthorized", "Not authorized"),
+            (138, .v5, "mqtt.notAuthorized", "Banned"),
+            (136, .v5, "mqtt.brokerUnavailable", "Server unavailable"),
+        ])
     func connack(rc: Int32, version: MQTTProtocolVersion, code: String, message: String) {
         let error = MQTTError(connackCode: rc, protocolVersion: version)
         #expect(error.code.rawValue == code)
@@ -90,7 +94,8 @@ struct MQTTConfigurationTests {
     private func configuration() throws -> MQTTConfiguration {
         var configuration = MQTTConfiguration(broker: try BrokerURL(parsing: "mqtts://broker:8883"), clientID: "v1")
         configuration.credentials = MQTTCredentials(username: "vehicle-1", password: "correct horse battery")
-        configuration.tls = MQTTTLSConfiguration(caFile: "/etc/ca.pem", certificateFile: "/c.pem", privateKeyFile: "/k.pem")
+        configuration.tls = MQTTTLSConfiguration(
+            caFile: "/etc/ca.pem", certificateFile: "/c.pem", privateKeyFile: "/k.pem")
         return configuration
     }
 
