@@ -9,10 +9,14 @@ enum ClientCommand: Sendable {
 }
 
 /// A self-pipe that wakes the network thread's `poll` when a command or a publish arrives.
-/// Sendable without a lock: it holds only immutable descriptors, and `write`/`read` on them are thread-safe.
+/// Sendable without a lock: the descriptors are immutable, `write`/`read` on them are thread-safe, and the
+/// pending flag is atomic. The flag skips the `write` when a wake-up is already on its way (a burst of
+/// publishes costs one syscall, not one each); `drain` clears it *before* reading, so a wake that races
+/// with a drain either leaves its byte in the pipe or is read after its work was queued — never lost.
 final class WakePipe: Sendable {
     let readEnd: Int32
     let writeEnd: Int32
+    private let pending = Atomic<Bool>(false)
 
     init() throws(MQTTError) {
         var fds: [Int32] = [-1, -1]
@@ -34,11 +38,13 @@ final class WakePipe: Sendable {
     }
 
     func wake() {
+        guard !pending.exchange(true, ordering: .acquiringAndReleasing) else { return }
         var byte: UInt8 = 1
-        _ = write(writeEnd, &byte, 1)  // EAGAIN means a wake-up is already pending: fine.
+        _ = write(writeEnd, &byte, 1)  // EAGAIN means the pipe already holds wake-ups: fine.
     }
 
     func drain() {
+        pending.store(false, ordering: .sequentiallyConsistent)
         var buffer = [UInt8](repeating: 0, count: 256)
         while buffer.withUnsafeMutableBytes({ read(readEnd, $0.baseAddress, $0.count) }) > 0 {}
     }

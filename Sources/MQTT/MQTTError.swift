@@ -114,6 +114,8 @@ extension MQTTError {
             switch savedErrno {
             case ECONNREFUSED, EHOSTUNREACH, ENETUNREACH, ETIMEDOUT: code = .brokerUnreachable
             case ECONNRESET, EPIPE: code = .connectionLost
+            // libmosquitto sets EPROTO when OpenSSL fails (e.g. the broker rejects our certificate).
+            case EPROTO: code = .tls
             default: code = .system
             }
         default: code = .unknown

@@ -37,6 +37,21 @@ struct SecurityIntegrationTests {
         #expect(await observer.waitFor(count: 1, timeoutSeconds: 5))
         #expect(observer.messages.first?.payload == "over tls")
         await client.stop()
+
+        // The broker requires a client certificate: without one, no session, and a TLS error.
+        var withoutCertificate = try securedConfiguration(broker, clientID: "edgenav-nocert", password: "s3cret")
+        withoutCertificate.tls?.certificateFile = nil
+        withoutCertificate.tls?.privateKeyFile = nil
+        let refused = ClientRecorder()
+        let anonymous = try MQTTClient(
+            configuration: withoutCertificate, outbox: try Outbox(directory: stateDirectory + "/nocert"),
+            onEvent: refused.onEvent)
+        try anonymous.start()
+        #expect(await refused.waitUntil(timeoutSeconds: 10) { _ in refused.failures.count >= 2 })
+        await anonymous.stop()
+        #expect(refused.connectedCount == 0)
+        // Depending on when the broker's alert arrives, libmosquitto reports a TLS error or a reset.
+        #expect(refused.failures.allSatisfy { $0.code == .tls || $0.code == .connectionLost }, "\(refused.failures)")
     }
 
     @Test("hostname verification fails against a certificate for another name, with a clear TLS error")

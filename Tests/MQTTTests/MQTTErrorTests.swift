@@ -52,6 +52,7 @@ struct MQTTErrorTests {
         #expect(refused.message == "Connection refused")
         #expect(try #require(thrown(MOSQ_ERR_ERRNO, errno: ECONNRESET)).code == .connectionLost)
         #expect(try #require(thrown(MOSQ_ERR_ERRNO, errno: EACCES)).code == .system)
+        #expect(try #require(thrown(MOSQ_ERR_ERRNO, errno: EPROTO)).code == .tls)
     }
 
     @Test(
