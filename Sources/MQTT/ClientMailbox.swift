@@ -11,8 +11,10 @@ enum ClientCommand: Sendable {
 /// A self-pipe that wakes the network thread's `poll` when a command or a publish arrives.
 /// Sendable without a lock: the descriptors are immutable, `write`/`read` on them are thread-safe, and the
 /// pending flag is atomic. The flag skips the `write` when a wake-up is already on its way (a burst of
-/// publishes costs one syscall, not one each); `drain` clears it *before* reading, so a wake that races
-/// with a drain either leaves its byte in the pipe or is read after its work was queued — never lost.
+/// publishes costs one syscall, not one each). `drain` empties the pipe *then* clears the flag: a wake
+/// that slips in between skips its write, but its work was queued before it and the network thread looks
+/// at the queues right after draining; any later wake sees the flag clear and writes again. (Clearing
+/// first would let a racing wake's byte be swallowed while the flag stays set: every later wake lost.)
 final class WakePipe: Sendable {
     let readEnd: Int32
     let writeEnd: Int32
@@ -44,9 +46,9 @@ final class WakePipe: Sendable {
     }
 
     func drain() {
-        pending.store(false, ordering: .sequentiallyConsistent)
         var buffer = [UInt8](repeating: 0, count: 256)
         while buffer.withUnsafeMutableBytes({ read(readEnd, $0.baseAddress, $0.count) }) > 0 {}
+        pending.store(false, ordering: .sequentiallyConsistent)
     }
 }
 
