@@ -13,7 +13,8 @@ import Foundation
 final class NetworkLoop {
     enum Event {
         case connack(reasonCode: Int32, sessionPresent: Bool, brokerReason: String?)
-        case disconnected(code: Int32, brokerReason: String?)
+        /// `savedErrno` is read in the callback: by the time the event is handled, errno is long gone.
+        case disconnected(code: Int32, savedErrno: Int32, brokerReason: String?)
         case published(mid: Int32, reasonCode: Int32)
         case subscribed(mid: Int32, grantedQoS: [Int32])
     }
@@ -124,9 +125,10 @@ final class NetworkLoop {
     /// fails inside `mosquitto_loop_read` — close the socket *without* calling on_disconnect; the return
     /// code, through the one choke point, then stands in for the missing callback.
     private func noteLoopResult(_ rc: Int32, _ operation: StaticString, disconnectsBefore: Int) {
+        let savedErrno = errno
         do { try mosquittoCheck(rc, operation) } catch {
             if disconnectCallbacks == disconnectsBefore && rc != MOSQ_ERR_NO_CONN.rawValue {
-                events.append(.disconnected(code: rc, brokerReason: nil))
+                events.append(.disconnected(code: rc, savedErrno: savedErrno, brokerReason: nil))
             }
         }
     }
@@ -282,9 +284,11 @@ final class NetworkLoop {
                     brokerReason: NetworkLoop.reasonString(properties)))
         }
         mosquitto_disconnect_v5_callback_set(raw) { _, userdata, code, properties in
+            let savedErrno = errno
             let loop = NetworkLoop.from(userdata)
             loop.disconnectCallbacks += 1
-            loop.events.append(.disconnected(code: code, brokerReason: NetworkLoop.reasonString(properties)))
+            loop.events.append(
+                .disconnected(code: code, savedErrno: savedErrno, brokerReason: NetworkLoop.reasonString(properties)))
         }
         mosquitto_publish_v5_callback_set(raw) { _, userdata, mid, reasonCode, _ in
             NetworkLoop.from(userdata).events.append(.published(mid: mid, reasonCode: reasonCode))
@@ -415,11 +419,12 @@ final class NetworkLoop {
                     let error = MQTTError(connackCode: reasonCode, protocolVersion: configuration.protocolVersion)
                     perform(machine.connectAttemptFailed(error.withBrokerReason(brokerReason)))
                 }
-            case .disconnected(let code, let brokerReason):
+            case .disconnected(let code, let savedErrno, let brokerReason):
                 if code == 0 && machine.state == .stopping {
                     perform(machine.disconnected())
                 } else {
-                    perform(machine.connectionLost(disconnectError(code).withBrokerReason(brokerReason)))
+                    let error = disconnectError(code, savedErrno: savedErrno)
+                    perform(machine.connectionLost(error.withBrokerReason(brokerReason)))
                 }
             case .published(let mid, let reasonCode):
                 if mid == finalMid {
@@ -449,13 +454,13 @@ final class NetworkLoop {
         }
     }
 
-    private func disconnectError(_ code: Int32) -> MQTTError {
+    private func disconnectError(_ code: Int32, savedErrno: Int32) -> MQTTError {
         if code >= 0x80 { return MQTTError(reasonCode: code, operation: "DISCONNECT") }
         if code == 0 {
             return MQTTError(
                 code: .connectionLost, message: "the connection closed", operation: "DISCONNECT", rawCode: 0)
         }
-        return withLibraryDetail(MQTTError(mosquittoReturnCode: code, operation: "connection", errno: errno))
+        return withLibraryDetail(MQTTError(mosquittoReturnCode: code, operation: "connection", errno: savedErrno))
     }
 
     /// Appends what libmosquitto logged (e.g. "OpenSSL Error[0]: …certificate verify failed") to a TLS error.
