@@ -46,9 +46,16 @@ public enum MQTTConnectionEvent: Sendable, Equatable {
 /// try client.publish(topic: "fleet/\(vid)/position", payload: json, retain: true, kind: .state)
 /// _ = await client.stop(finalMessage: offline, timeoutSeconds: 3)
 /// ```
-/// Callbacks run on the client's network thread: keep them short and do not block in them.
+/// Callbacks run on the client's network thread: keep them short and do not block in them (calling
+/// `publish` or `subscribe` from them is fine).
 /// Call `stop` before releasing the client; a client released without `stop` disconnects cleanly in
-/// the background.
+/// the background. One client per outbox: two clients draining the same outbox would send twice.
+/// `publish` keeps working after `stop` (and before `start`): the message waits in the outbox, on disk,
+/// for the next `start` or the next process.
+///
+/// Threading: every method may be called from any thread or task. The libmosquitto handle itself lives
+/// on one thread owned by the client (see `NetworkLoop`); the connect call there is blocking (DNS and
+/// TCP connect), which delays only the network thread, never a caller.
 public final class MQTTClient: Sendable {
     public let configuration: MQTTConfiguration
     public let outbox: Outbox
