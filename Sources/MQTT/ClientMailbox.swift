@@ -4,8 +4,24 @@ import Synchronization
 /// Work handed from any thread to the network thread.
 enum ClientCommand: Sendable {
     case subscribe(filter: String, qos: MQTTQoS)
-    case flush(deadline: ContinuousClock.Instant, CheckedContinuation<Bool, Never>)
-    case stop(finalMessage: MQTTStatusMessage?, timeoutSeconds: Double, CheckedContinuation<Bool, Never>?)
+    case flush(deadline: ContinuousClock.Instant, ResultWaiter)
+    case stop(finalMessage: MQTTStatusMessage?, timeoutSeconds: Double, ResultWaiter?)
+}
+
+/// A continuation that may be resumed from two places — the network thread, and a backstop timer in
+/// case that thread is stuck in a blocking connect — of which only the first counts.
+final class ResultWaiter: Sendable {
+    private let continuation: Mutex<CheckedContinuation<Bool, Never>?>
+
+    init(_ continuation: CheckedContinuation<Bool, Never>) { self.continuation = Mutex(continuation) }
+
+    func resume(_ value: Bool) {
+        let pending = continuation.withLock { stored in
+            defer { stored = nil }
+            return stored
+        }
+        pending?.resume(returning: value)
+    }
 }
 
 /// A self-pipe that wakes the network thread's `poll` when a command or a publish arrives.

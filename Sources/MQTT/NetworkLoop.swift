@@ -42,9 +42,8 @@ final class NetworkLoop {
     private var reconnectAt: ContinuousClock.Instant?
     private var connectDeadline: ContinuousClock.Instant?
     private var lastOutboxSync: ContinuousClock.Instant
-    private var flushWaiters: [(deadline: ContinuousClock.Instant, continuation: CheckedContinuation<Bool, Never>)] =
-        []
-    private var stopContinuations: [CheckedContinuation<Bool, Never>] = []
+    private var flushWaiters: [(deadline: ContinuousClock.Instant, waiter: ResultWaiter)] = []
+    private var stopWaiters: [ResultWaiter] = []
     private var finalMessage: MQTTStatusMessage?
     private var finalMid: Int32?
     private var finalDeadline: ContinuousClock.Instant?
@@ -92,9 +91,9 @@ final class NetworkLoop {
         // Report first, then release waiters, so `await stop()` returns after the last event.
         onEvent(.stopped(nil))
         failWaiters()
-        let stopContinuations = self.stopContinuations
-        self.stopContinuations = []
-        for continuation in stopContinuations { continuation.resume(returning: finalAcknowledged) }
+        let stopWaiters = self.stopWaiters
+        self.stopWaiters = []
+        for waiter in stopWaiters { waiter.resume(finalAcknowledged) }
     }
 
     private func waitForIO() {
@@ -155,14 +154,14 @@ final class NetworkLoop {
         switch command {
         case .subscribe(let filter, let qos):
             if sessionUp { subscribe(filter, qos: qos) }
-        case .flush(let deadline, let continuation):
+        case .flush(let deadline, let waiter):
             if outbox.isEmpty {
-                continuation.resume(returning: true)
+                waiter.resume(true)
             } else {
-                flushWaiters.append((deadline, continuation))
+                flushWaiters.append((deadline, waiter))
             }
-        case .stop(let message, let timeoutSeconds, let continuation):
-            if let continuation { stopContinuations.append(continuation) }
+        case .stop(let message, let timeoutSeconds, let waiter):
+            if let waiter { stopWaiters.append(waiter) }
             finalMessage = message
             finalDeadline = clock.now + .milliseconds(Int(timeoutSeconds * 1000))
             perform(machine.stopRequested(hasFinalMessage: message != nil))
@@ -495,11 +494,11 @@ final class NetworkLoop {
         let now = clock.now
         flushWaiters.removeAll { waiter in
             if empty {
-                waiter.continuation.resume(returning: true)
+                waiter.waiter.resume(true)
                 return true
             }
             if now >= waiter.deadline {
-                waiter.continuation.resume(returning: false)
+                waiter.waiter.resume(false)
                 return true
             }
             return false
@@ -510,6 +509,6 @@ final class NetworkLoop {
         let waiters = flushWaiters
         flushWaiters = []
         let empty = outbox.isEmpty
-        for waiter in waiters { waiter.continuation.resume(returning: empty) }
+        for waiter in waiters { waiter.waiter.resume(empty) }
     }
 }

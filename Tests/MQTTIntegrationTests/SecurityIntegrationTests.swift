@@ -144,4 +144,40 @@ struct SecurityIntegrationTests {
         #expect(client.outbox.count == 1)
         #expect(recorder.snapshot.last == .stopped(nil))
     }
+
+    @Test("a listener that never answers CONNECT gives mqtt.timeout after the connect timeout, and retries")
+    func silentListener() async throws {
+        // A socket that listens but never accepts: the kernel completes TCP handshakes, nobody speaks MQTT.
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #expect(fd >= 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        #expect(bound == 0)
+        #expect(listen(fd, 16) == 0)
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        let port = Int(UInt16(bigEndian: address.sin_port))
+
+        let stateDirectory = try temporaryStateDirectory()
+        defer { try? FileManager.default.removeItem(atPath: stateDirectory) }
+        var configuration = try testConfiguration(url: "mqtt://127.0.0.1:\(port)", clientID: "edgenav-silent")
+        configuration.connectTimeoutSeconds = 0.3
+        let recorder = ClientRecorder()
+        let client = try MQTTClient(
+            configuration: configuration, outbox: try Outbox(directory: stateDirectory), onEvent: recorder.onEvent)
+        try client.start()
+        #expect(await recorder.waitUntil(timeoutSeconds: 10) { _ in recorder.failures.count >= 2 })
+        await client.stop()
+        #expect(recorder.connectedCount == 0)
+        #expect(recorder.failures.allSatisfy { $0.code == .timeout }, "\(recorder.failures)")
+    }
 }
