@@ -61,6 +61,8 @@ let package = Package(
         .testTarget(name: "EdgeNavCLITests", dependencies: ["EdgeNavCLI", "Agent", "RoadGraph", "Geo", "TestKit"]),
         // Integration tests against a real mosquitto, in their own target.
         .testTarget(name: "MQTTIntegrationTests", dependencies: ["MQTT", "Agent", "TestKit", "mqtt-test-client"]),
+        // QoS 1 publish throughput of MQTTClient, run by scripts/bench-mqtt in release mode.
+        .executableTarget(name: "bench-mqtt", dependencies: ["MQTT"], path: "Benchmarks/MQTTThroughput"),
         // A separate MQTTClient process the integration tests can SIGKILL (Last Will, outbox after kill -9).
         .executableTarget(name: "mqtt-test-client", dependencies: ["MQTT"], path: "Tests/Support/MQTTTestClient"),
         // `edgenav run` as a process against a real mosquitto.

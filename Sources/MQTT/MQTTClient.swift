@@ -46,9 +46,17 @@ public enum MQTTConnectionEvent: Sendable, Equatable {
 /// try client.publish(topic: "fleet/\(vid)/position", payload: json, retain: true, kind: .state)
 /// _ = await client.stop(finalMessage: offline, timeoutSeconds: 3)
 /// ```
-/// Callbacks run on the client's network thread: keep them short and do not block in them.
+/// Callbacks run on the client's network thread: keep them short and do not block in them (calling
+/// `publish` or `subscribe` from them is fine).
 /// Call `stop` before releasing the client; a client released without `stop` disconnects cleanly in
-/// the background.
+/// the background. One client per outbox: two clients draining the same outbox would send twice.
+/// `publish` keeps working after `stop` (and before `start`): the message waits in the outbox, on disk,
+/// for the next `start` or the next process.
+///
+/// Threading: every method may be called from any thread or task. The libmosquitto handle itself lives
+/// on one thread owned by the client (see `NetworkLoop`); the connect call there is blocking (DNS and
+/// TCP connect), which delays only the network thread: `flush` and `stop` still return within their
+/// timeouts (plus a small margin) even while it is stuck.
 public final class MQTTClient: Sendable {
     public let configuration: MQTTConfiguration
     public let outbox: Outbox
@@ -131,7 +139,13 @@ public final class MQTTClient: Sendable {
         guard lifecycle.withLock({ $0 }) == .running else { return outbox.isEmpty }
         let deadline = ContinuousClock.now + .milliseconds(Int(timeoutSeconds * 1000))
         return await withCheckedContinuation { continuation in
-            mailbox.send(.flush(deadline: deadline, continuation))
+            let waiter = ResultWaiter(continuation)
+            mailbox.send(.flush(deadline: deadline, waiter))
+            // Backstop: answer on time even if the network thread is stuck in a blocking connect.
+            Task { [outbox] in
+                try? await Task.sleep(for: .milliseconds(Int(timeoutSeconds * 1000) + 250))
+                waiter.resume(outbox.isEmpty)
+            }
         }
     }
 
@@ -147,7 +161,14 @@ public final class MQTTClient: Sendable {
         }
         guard wasRunning else { return false }
         return await withCheckedContinuation { continuation in
-            mailbox.send(.stop(finalMessage: finalMessage, timeoutSeconds: timeoutSeconds, continuation))
+            let waiter = ResultWaiter(continuation)
+            mailbox.send(.stop(finalMessage: finalMessage, timeoutSeconds: timeoutSeconds, waiter))
+            // Backstop: the network thread may be inside a blocking TCP connect to a black-holed broker
+            // (the kernel gives up after about two minutes). Return anyway; the thread ends when it can.
+            Task {
+                try? await Task.sleep(for: .milliseconds(Int(timeoutSeconds * 1000) + 2000))
+                waiter.resume(false)
+            }
         }
     }
 

@@ -1,3 +1,5 @@
+import Foundation
+
 /// MQTT protocol level spoken to the broker.
 public enum MQTTProtocolVersion: Int32, Sendable, CustomStringConvertible {
     case v311 = 4
@@ -171,6 +173,15 @@ public struct MQTTConfiguration: Sendable, CustomStringConvertible, CustomDebugS
         if broker.usesTLS && tls == nil { throw invalid("mqtts:// needs a TLS configuration (CA file)") }
         if let tls, (tls.certificateFile == nil) != (tls.privateKeyFile == nil) {
             throw invalid("a client certificate needs its private key and vice versa")
+        }
+        if broker.usesTLS, let tls {
+            // libmosquitto would only say "Invalid arguments provided." on every connect attempt.
+            for case (let role, let path?) in [
+                ("caFile", tls.caFile), ("certificateFile", tls.certificateFile),
+                ("privateKeyFile", tls.privateKeyFile),
+            ] as [(String, String?)] where !FileManager.default.isReadableFile(atPath: path) {
+                throw invalid("TLS \(role) \(path) is not a readable file")
+            }
         }
         if reconnect.initialDelaySeconds <= 0 || reconnect.maxDelaySeconds < reconnect.initialDelaySeconds
             || reconnect.multiplier < 1 || !(0...1).contains(reconnect.jitterFraction)

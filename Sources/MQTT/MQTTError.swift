@@ -114,6 +114,8 @@ extension MQTTError {
             switch savedErrno {
             case ECONNREFUSED, EHOSTUNREACH, ENETUNREACH, ETIMEDOUT: code = .brokerUnreachable
             case ECONNRESET, EPIPE: code = .connectionLost
+            // libmosquitto sets EPROTO when OpenSSL fails (e.g. the broker rejects our certificate).
+            case EPROTO: code = .tls
             default: code = .system
             }
         default: code = .unknown
@@ -146,6 +148,12 @@ extension MQTTError {
             text = String(cString: mosquitto_reason_string(rc))
         }
         self.init(code: code, message: text, operation: "CONNACK", rawCode: rc)
+    }
+
+    /// Adds the broker's MQTT 5 Reason String, when it sent one, to the message.
+    func withBrokerReason(_ reason: String?) -> MQTTError {
+        guard let reason, !reason.isEmpty else { return self }
+        return MQTTError(code: code, message: "\(message) (broker: \(reason))", operation: operation, rawCode: rawCode)
     }
 
     /// Maps an MQTT 5 reason code on a PUBACK, SUBACK or DISCONNECT from the broker.

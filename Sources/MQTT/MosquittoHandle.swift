@@ -6,6 +6,10 @@ import Foundation
 /// state lives as long as the process, and `mosquitto_lib_cleanup` while another handle exists is unsafe.)
 enum MosquittoLibrary {
     static let initialized: Bool = {
+        // libmosquitto sends with MSG_NOSIGNAL, but OpenSSL writes TLS records with write(2): a broker that
+        // resets an mqtts connection would otherwise kill the whole agent with SIGPIPE. Writes then fail
+        // with EPIPE instead, which surfaces as a lost connection and a reconnect.
+        signal(SIGPIPE, SIG_IGN)
         mosquitto_lib_init()
         return true
     }()

@@ -12,8 +12,9 @@ import Foundation
 /// libmosquitto returns, so no action (such as resetting the handle) ever runs inside libmosquitto.
 final class NetworkLoop {
     enum Event {
-        case connack(reasonCode: Int32, sessionPresent: Bool)
-        case disconnected(code: Int32)
+        case connack(reasonCode: Int32, sessionPresent: Bool, brokerReason: String?)
+        /// `savedErrno` is read in the callback: by the time the event is handled, errno is long gone.
+        case disconnected(code: Int32, savedErrno: Int32, brokerReason: String?)
         case published(mid: Int32, reasonCode: Int32)
         case subscribed(mid: Int32, grantedQoS: [Int32])
     }
@@ -41,9 +42,8 @@ final class NetworkLoop {
     private var reconnectAt: ContinuousClock.Instant?
     private var connectDeadline: ContinuousClock.Instant?
     private var lastOutboxSync: ContinuousClock.Instant
-    private var flushWaiters: [(deadline: ContinuousClock.Instant, continuation: CheckedContinuation<Bool, Never>)] =
-        []
-    private var stopContinuations: [CheckedContinuation<Bool, Never>] = []
+    private var flushWaiters: [(deadline: ContinuousClock.Instant, waiter: ResultWaiter)] = []
+    private var stopWaiters: [ResultWaiter] = []
     private var finalMessage: MQTTStatusMessage?
     private var finalMid: Int32?
     private var finalDeadline: ContinuousClock.Instant?
@@ -81,6 +81,7 @@ final class NetworkLoop {
         perform(machine.start())
         while running {
             for command in mailbox.takeCommands() { handle(command) }
+            if !running { break }  // stopped by a command: do not sit in poll for another second
             pumpOutbox()
             waitForIO()
             processEvents()
@@ -90,9 +91,9 @@ final class NetworkLoop {
         // Report first, then release waiters, so `await stop()` returns after the last event.
         onEvent(.stopped(nil))
         failWaiters()
-        let stopContinuations = self.stopContinuations
-        self.stopContinuations = []
-        for continuation in stopContinuations { continuation.resume(returning: finalAcknowledged) }
+        let stopWaiters = self.stopWaiters
+        self.stopWaiters = []
+        for waiter in stopWaiters { waiter.resume(finalAcknowledged) }
     }
 
     private func waitForIO() {
@@ -123,9 +124,10 @@ final class NetworkLoop {
     /// fails inside `mosquitto_loop_read` — close the socket *without* calling on_disconnect; the return
     /// code, through the one choke point, then stands in for the missing callback.
     private func noteLoopResult(_ rc: Int32, _ operation: StaticString, disconnectsBefore: Int) {
+        let savedErrno = errno
         do { try mosquittoCheck(rc, operation) } catch {
             if disconnectCallbacks == disconnectsBefore && rc != MOSQ_ERR_NO_CONN.rawValue {
-                events.append(.disconnected(code: rc))
+                events.append(.disconnected(code: rc, savedErrno: savedErrno, brokerReason: nil))
             }
         }
     }
@@ -141,7 +143,8 @@ final class NetworkLoop {
         for deadline in [reconnectAt, connectDeadline, finalDeadline] + flushWaiters.map(\.deadline) {
             if let deadline, deadline < next { next = deadline }
         }
-        let milliseconds = (next - now).components.seconds * 1000 + (next - now).components.attoseconds / 1_000_000_000_000_000
+        let milliseconds =
+            (next - now).components.seconds * 1000 + (next - now).components.attoseconds / 1_000_000_000_000_000
         return Int32(clamping: max(0, milliseconds))
     }
 
@@ -151,14 +154,14 @@ final class NetworkLoop {
         switch command {
         case .subscribe(let filter, let qos):
             if sessionUp { subscribe(filter, qos: qos) }
-        case .flush(let deadline, let continuation):
+        case .flush(let deadline, let waiter):
             if outbox.isEmpty {
-                continuation.resume(returning: true)
+                waiter.resume(true)
             } else {
-                flushWaiters.append((deadline, continuation))
+                flushWaiters.append((deadline, waiter))
             }
-        case .stop(let message, let timeoutSeconds, let continuation):
-            if let continuation { stopContinuations.append(continuation) }
+        case .stop(let message, let timeoutSeconds, let waiter):
+            if let waiter { stopWaiters.append(waiter) }
             finalMessage = message
             finalDeadline = clock.now + .milliseconds(Int(timeoutSeconds * 1000))
             perform(machine.stopRequested(hasFinalMessage: message != nil))
@@ -207,7 +210,11 @@ final class NetworkLoop {
             finalDeadline = nil
             // A DISCONNECT with reason 0 tells the broker to discard the will.
             callLoop("mosquitto_disconnect_v5") { mosquitto_disconnect_v5($0, 0, nil) }
-            while handle.socket >= 0 && handle.wantsWrite {
+            // Push the DISCONNECT out (libmosquitto closes the socket once it is written), waiting at most
+            // about a second for a congested socket to drain.
+            for _ in 0..<10 where handle.socket >= 0 && handle.wantsWrite {
+                var writable = pollfd(fd: handle.socket, events: Int16(POLLOUT), revents: 0)
+                _ = poll(&writable, 1, 100)
                 if mosquitto_loop_write(handle.raw, 1) != MOSQ_ERR_SUCCESS.rawValue { break }
             }
             sessionUp = false
@@ -264,17 +271,23 @@ final class NetworkLoop {
             try mosquittoCheck(
                 mosquitto_tls_set(raw, tls.caFile, nil, tls.certificateFile, tls.privateKeyFile, nil),
                 "mosquitto_tls_set")
-            try mosquittoCheck(mosquitto_tls_opts_set(raw, 1 /* SSL_VERIFY_PEER */, nil, nil), "mosquitto_tls_opts_set")
+            try mosquittoCheck(
+                mosquitto_tls_opts_set(raw, 1 /* SSL_VERIFY_PEER */, nil, nil), "mosquitto_tls_opts_set")
             try mosquittoCheck(
                 mosquitto_tls_insecure_set(raw, tls.insecureSkipHostnameVerification), "mosquitto_tls_insecure_set")
         }
-        mosquitto_connect_v5_callback_set(raw) { _, userdata, reasonCode, flags, _ in
-            NetworkLoop.from(userdata).events.append(.connack(reasonCode: reasonCode, sessionPresent: flags & 1 != 0))
+        mosquitto_connect_v5_callback_set(raw) { _, userdata, reasonCode, flags, properties in
+            NetworkLoop.from(userdata).events.append(
+                .connack(
+                    reasonCode: reasonCode, sessionPresent: flags & 1 != 0,
+                    brokerReason: NetworkLoop.reasonString(properties)))
         }
-        mosquitto_disconnect_v5_callback_set(raw) { _, userdata, code, _ in
+        mosquitto_disconnect_v5_callback_set(raw) { _, userdata, code, properties in
+            let savedErrno = errno
             let loop = NetworkLoop.from(userdata)
             loop.disconnectCallbacks += 1
-            loop.events.append(.disconnected(code: code))
+            loop.events.append(
+                .disconnected(code: code, savedErrno: savedErrno, brokerReason: NetworkLoop.reasonString(properties)))
         }
         mosquitto_publish_v5_callback_set(raw) { _, userdata, mid, reasonCode, _ in
             NetworkLoop.from(userdata).events.append(.published(mid: mid, reasonCode: reasonCode))
@@ -296,6 +309,17 @@ final class NetworkLoop {
             let loop = NetworkLoop.from(userdata)
             if loop.libraryErrorLines.count < 8 { loop.libraryErrorLines.append(String(cString: text)) }
         }
+    }
+
+    /// The MQTT 5 Reason String property a broker may attach to CONNACK or DISCONNECT, if any.
+    private static func reasonString(_ properties: OpaquePointer?) -> String? {
+        guard let properties else { return nil }
+        var value: UnsafeMutablePointer<CChar>? = nil
+        guard mosquitto_property_read_string(properties, Int32(MQTT_PROP_REASON_STRING.rawValue), &value, false) != nil,
+            let value
+        else { return nil }
+        defer { free(value) }
+        return String(cString: value)
     }
 
     private static func from(_ userdata: UnsafeMutableRawPointer?) -> NetworkLoop {
@@ -385,21 +409,21 @@ final class NetworkLoop {
         while !events.isEmpty {
             let event = events.removeFirst()
             switch event {
-            case .connack(let reasonCode, let sessionPresent):
+            case .connack(let reasonCode, let sessionPresent, let brokerReason):
                 if reasonCode == 0 {
                     let action = machine.connAckAccepted()
                     if action == .establishSession { onEvent(.connected(sessionPresent: sessionPresent)) }
                     perform(action)
                 } else {
-                    perform(
-                        machine.connectAttemptFailed(
-                            MQTTError(connackCode: reasonCode, protocolVersion: configuration.protocolVersion)))
+                    let error = MQTTError(connackCode: reasonCode, protocolVersion: configuration.protocolVersion)
+                    perform(machine.connectAttemptFailed(error.withBrokerReason(brokerReason)))
                 }
-            case .disconnected(let code):
+            case .disconnected(let code, let savedErrno, let brokerReason):
                 if code == 0 && machine.state == .stopping {
                     perform(machine.disconnected())
                 } else {
-                    perform(machine.connectionLost(disconnectError(code)))
+                    let error = disconnectError(code, savedErrno: savedErrno)
+                    perform(machine.connectionLost(error.withBrokerReason(brokerReason)))
                 }
             case .published(let mid, let reasonCode):
                 if mid == finalMid {
@@ -420,8 +444,7 @@ final class NetworkLoop {
                     resolveFlushWaiters()
                 }
             case .subscribed(let mid, let granted):
-                if let filter = pendingSubscriptions.removeValue(forKey: mid), let code = granted.first, code >= 0x80
-                {
+                if let filter = pendingSubscriptions.removeValue(forKey: mid), let code = granted.first, code >= 0x80 {
                     onEvent(
                         .subscriptionRejected(
                             filter: filter, error: MQTTError(reasonCode: code, operation: "SUBACK")))
@@ -430,13 +453,13 @@ final class NetworkLoop {
         }
     }
 
-    private func disconnectError(_ code: Int32) -> MQTTError {
+    private func disconnectError(_ code: Int32, savedErrno: Int32) -> MQTTError {
         if code >= 0x80 { return MQTTError(reasonCode: code, operation: "DISCONNECT") }
         if code == 0 {
             return MQTTError(
                 code: .connectionLost, message: "the connection closed", operation: "DISCONNECT", rawCode: 0)
         }
-        return withLibraryDetail(MQTTError(mosquittoReturnCode: code, operation: "connection", errno: errno))
+        return withLibraryDetail(MQTTError(mosquittoReturnCode: code, operation: "connection", errno: savedErrno))
     }
 
     /// Appends what libmosquitto logged (e.g. "OpenSSL Error[0]: …certificate verify failed") to a TLS error.
@@ -471,11 +494,11 @@ final class NetworkLoop {
         let now = clock.now
         flushWaiters.removeAll { waiter in
             if empty {
-                waiter.continuation.resume(returning: true)
+                waiter.waiter.resume(true)
                 return true
             }
             if now >= waiter.deadline {
-                waiter.continuation.resume(returning: false)
+                waiter.waiter.resume(false)
                 return true
             }
             return false
@@ -486,6 +509,6 @@ final class NetworkLoop {
         let waiters = flushWaiters
         flushWaiters = []
         let empty = outbox.isEmpty
-        for waiter in waiters { waiter.continuation.resume(returning: empty) }
+        for waiter in waiters { waiter.waiter.resume(empty) }
     }
 }

@@ -259,7 +259,9 @@ private struct Storage: ~Copyable {
                 throw MQTTError(
                     code: .outboxFull,
                     message:
-                        "outbox full (\(messages.count) messages, \(liveBytes) bytes; limits \(configuration.maxMessages) / \(configuration.maxBytes)) and only events remain; \(kind.rawValue) on \(topic) refused",
+                        "outbox full (\(messages.count) messages, \(liveBytes) bytes; limits "
+                        + "\(configuration.maxMessages) / \(configuration.maxBytes)) and only events remain; "
+                        + "\(kind.rawValue) on \(topic) refused",
                     operation: "Outbox.append")
             }
         }

@@ -22,7 +22,7 @@ public final class ChildProcess: Sendable {
         self.executable = executable
         var pipeFDs: [Int32] = [-1, -1]
         if captureOutput {
-            guard pipe(&pipeFDs) == 0 else { throw TestKitError("pipe: \(String(cString: strerror(errno)))") }
+            guard pipe(&pipeFDs) == 0 else { throw TestBrokerError("pipe: \(String(cString: strerror(errno)))") }
             _ = fcntl(pipeFDs[0], F_SETFD, FD_CLOEXEC)
         }
         var actions = posix_spawn_file_actions_t()
@@ -67,7 +67,7 @@ public final class ChildProcess: Sendable {
         if captureOutput { close(pipeFDs[1]) }
         guard rc == 0 else {
             if captureOutput { close(pipeFDs[0]) }
-            throw TestKitError("posix_spawn \(executable): \(String(cString: strerror(rc)))")
+            throw TestBrokerError("posix_spawn \(executable): \(String(cString: strerror(rc)))")
         }
         pid = childPID
         outputFD = captureOutput ? pipeFDs[0] : nil

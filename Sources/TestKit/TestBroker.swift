@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 
 /// Errors from the test kit (a broker that would not start, a tool that failed).
-public struct TestKitError: Error, CustomStringConvertible {
+public struct TestBrokerError: Error, CustomStringConvertible {
     public let description: String
     public init(_ description: String) { self.description = description }
 }
@@ -54,8 +54,8 @@ public final class TestBroker: Sendable {
     }
 
     private init(tlsNames: [String]?, users: [String: String], requireClientCertificate: Bool) throws {
-        directory = try makeTemporaryDirectory(prefix: "edgenav-broker")
-        port = try freeLoopbackPort()
+        directory = try TestTools.makeTemporaryDirectory(prefix: "edgenav-broker")
+        port = try TestTools.freeLoopbackPort()
         self.users = users
         configPath = directory + "/mosquitto.conf"
         try FileManager.default.createDirectory(atPath: directory + "/data", withIntermediateDirectories: true)
@@ -89,7 +89,7 @@ public final class TestBroker: Sendable {
             let passwordFile = directory + "/passwd"
             for (user, password) in users.sorted(by: { $0.key < $1.key }) {
                 let create = FileManager.default.fileExists(atPath: passwordFile) ? [] : ["-c"]
-                try runTool("mosquitto_passwd", create + ["-b", passwordFile, user, password])
+                try TestTools.runTool("mosquitto_passwd", create + ["-b", passwordFile, user, password])
             }
             lines += ["password_file \(passwordFile)", "allow_anonymous false"]
         }
@@ -121,18 +121,19 @@ public final class TestBroker: Sendable {
 
     private func launch() throws {
         let process = try ChildProcess(
-            executable: try which("mosquitto"), arguments: ["-c", configPath], stderrPath: directory + "/stderr.log")
+            executable: try TestTools.which("mosquitto"), arguments: ["-c", configPath],
+            stderrPath: directory + "/stderr.log")
         self.process.withLock { $0 = process }
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline {
             if !process.isRunning {
-                throw TestKitError("mosquitto exited at start; log:\n\(log())")
+                throw TestBrokerError("mosquitto exited at start; log:\n\(log())")
             }
-            if canConnect(port: port) { return }
+            if TestTools.canConnect(port: port) { return }
             usleep(20_000)
         }
         signalAndWait(SIGKILL)
-        throw TestKitError("mosquitto did not accept connections on port \(port) within 10 s; log:\n\(log())")
+        throw TestBrokerError("mosquitto did not accept connections on port \(port) within 10 s; log:\n\(log())")
     }
 
     private func signalAndWait(_ signal: Int32) {
@@ -152,87 +153,95 @@ public final class TestBroker: Sendable {
 
 // MARK: - Helpers shared by the test kit
 
-/// Asks the kernel for a free TCP port on 127.0.0.1 (bind to port 0, read it back, close).
-public func freeLoopbackPort() throws -> Int {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { throw TestKitError("socket: \(String(cString: strerror(errno)))") }
-    defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = 0
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    let bound = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+/// Small process and socket helpers for tests that drive real tools (mosquitto, openssl).
+public enum TestTools {
+    /// Asks the kernel for a free TCP port on 127.0.0.1 (bind to port 0, read it back, close).
+    public static func freeLoopbackPort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw TestBrokerError("socket: \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard bound == 0 else { throw TestBrokerError("bind: \(String(cString: strerror(errno)))") }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let named = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        guard named == 0 else { throw TestBrokerError("getsockname: \(String(cString: strerror(errno)))") }
+        return Int(UInt16(bigEndian: address.sin_port))
     }
-    guard bound == 0 else { throw TestKitError("bind: \(String(cString: strerror(errno)))") }
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let named = withUnsafeMutablePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-    }
-    guard named == 0 else { throw TestKitError("getsockname: \(String(cString: strerror(errno)))") }
-    return Int(UInt16(bigEndian: address.sin_port))
-}
 
-/// True if something accepts TCP connections on 127.0.0.1:`port`.
-public func canConnect(port: Int) -> Bool {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { return false }
-    defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = in_port_t(UInt16(port).bigEndian)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    return withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-            connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+    /// True if something accepts TCP connections on 127.0.0.1:`port`.
+    public static func canConnect(port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
         }
     }
-}
 
-/// A fresh directory under the system temp directory.
-public func makeTemporaryDirectory(prefix: String) throws -> String {
-    var template = Array("\(NSTemporaryDirectory())/\(prefix)-XXXXXX".utf8CString)
-    guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
-        throw TestKitError("mkdtemp: \(String(cString: strerror(errno)))")
+    /// A fresh directory under the system temp directory.
+    public static func makeTemporaryDirectory(prefix: String) throws -> String {
+        var template = Array("\(NSTemporaryDirectory())/\(prefix)-XXXXXX".utf8CString)
+        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+            throw TestBrokerError("mkdtemp: \(String(cString: strerror(errno)))")
+        }
+        return String(cString: made)
     }
-    return String(cString: made)
-}
 
-/// The absolute path of a tool on PATH (or in /usr/sbin, where Debian puts mosquitto).
-public func which(_ tool: String) throws -> String {
-    let path = (ProcessInfo.processInfo.environment["PATH"] ?? "") + ":/usr/sbin:/usr/bin:/sbin:/bin"
-    for directory in path.split(separator: ":") {
-        let candidate = "\(directory)/\(tool)"
-        if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+    /// The absolute path of a tool on PATH (or in /usr/sbin, where Debian puts mosquitto).
+    public static func which(_ tool: String) throws -> String {
+        let path = (ProcessInfo.processInfo.environment["PATH"] ?? "") + ":/usr/sbin:/usr/bin:/sbin:/bin"
+        for directory in path.split(separator: ":") {
+            let candidate = "\(directory)/\(tool)"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        throw TestBrokerError("\(tool) not found on PATH (apt install mosquitto mosquitto-clients openssl)")
     }
-    throw TestKitError("\(tool) not found on PATH (apt install mosquitto mosquitto-clients openssl)")
-}
 
-/// Runs a tool to completion; throws with its output if it fails.
-@discardableResult
-public func runTool(_ tool: String, _ arguments: [String], currentDirectory: String? = nil) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: try which(tool))
-    process.arguments = arguments
-    if let currentDirectory { process.currentDirectoryURL = URL(fileURLWithPath: currentDirectory) }
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = output
-    try process.run()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    let text = String(decoding: data, as: UTF8.self)
-    guard process.terminationStatus == 0 else {
-        throw TestKitError("\(tool) \(arguments.joined(separator: " ")) failed (\(process.terminationStatus)):\n\(text)")
+    /// Runs a tool to completion; throws with its output if it fails.
+    @discardableResult
+    public static func runTool(_ tool: String, _ arguments: [String], currentDirectory: String? = nil) throws -> String
+    {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try TestTools.which(tool))
+        process.arguments = arguments
+        if let currentDirectory { process.currentDirectoryURL = URL(fileURLWithPath: currentDirectory) }
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let text = String(decoding: data, as: UTF8.self)
+        guard process.terminationStatus == 0 else {
+            throw TestBrokerError(
+                "\(tool) \(arguments.joined(separator: " ")) failed (\(process.terminationStatus)):\n\(text)")
+        }
+        return text
     }
-    return text
+
 }
 
 /// Makes a CA, a server certificate for `serverNames` (SANs; IP literals become IP: entries) and a client
 /// certificate, all signed by the CA, with `openssl` (EC P-256 keys: fast to generate).
 func makeTLSFiles(in directory: String, serverNames: [String]) throws -> TestBroker.TLSFiles {
     let key = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
-    try runTool(
+    try TestTools.runTool(
         "openssl",
         ["req", "-x509"] + key + [
             "-keyout", "ca.key", "-out", "ca.crt", "-days", "2", "-subj", "/CN=EdgeNav Test CA",
@@ -245,10 +254,10 @@ func makeTLSFiles(in directory: String, serverNames: [String]) throws -> TestBro
         toFile: directory + "/server.ext", atomically: true, encoding: .utf8)
     try "extendedKeyUsage=clientAuth\n".write(toFile: directory + "/client.ext", atomically: true, encoding: .utf8)
     for (name, subject) in [("server", serverNames.first ?? "127.0.0.1"), ("client", "edgenav-test-client")] {
-        try runTool(
+        try TestTools.runTool(
             "openssl", ["req"] + key + ["-keyout", "\(name).key", "-out", "\(name).csr", "-subj", "/CN=\(subject)"],
             currentDirectory: directory)
-        try runTool(
+        try TestTools.runTool(
             "openssl",
             [
                 "x509", "-req", "-in", "\(name).csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial",

@@ -39,7 +39,7 @@ public final class TestSubscriber: Sendable {
         if persistent { arguments.append("-c") }
         for filter in filters + [probeTopic] { arguments += ["-t", filter] }
         let process = try ChildProcess(
-            executable: try which("mosquitto_sub"), arguments: arguments, captureOutput: true)
+            executable: try TestTools.which("mosquitto_sub"), arguments: arguments, captureOutput: true)
         self.process = Mutex(process)
         process.readLines { [received, probeTopic] line in
             let fields = line.split(separator: "|", maxSplits: 2, omittingEmptySubsequences: false)
@@ -64,7 +64,7 @@ public final class TestSubscriber: Sendable {
             }
         }
         stop()
-        throw TestKitError("mosquitto_sub \(clientID) did not become ready within 10 s")
+        throw TestBrokerError("mosquitto_sub \(clientID) did not become ready within 10 s")
     }
 
     deinit { stop() }
@@ -120,7 +120,7 @@ extension TestBroker {
 
     /// Publishes one QoS 1 message with `mosquitto_pub` (independent of our client).
     public func publishWithTool(topic: String, payload: String, retain: Bool = false) throws {
-        try runTool(
+        try TestTools.runTool(
             "mosquitto_pub", connectionArguments + ["-q", "1", "-t", topic, "-m", payload] + (retain ? ["-r"] : []))
     }
 }

@@ -52,7 +52,7 @@ func testConfiguration(url: String, clientID: String) throws -> MQTTConfiguratio
 }
 
 func temporaryStateDirectory() throws -> String {
-    try makeTemporaryDirectory(prefix: "edgenav-mqtt-state")
+    try TestTools.makeTemporaryDirectory(prefix: "edgenav-mqtt-state")
 }
 
 func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }
@@ -62,7 +62,7 @@ func testClientExecutable() throws -> String {
     let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
     let path = directory.appendingPathComponent("mqtt-test-client").path
     guard FileManager.default.isExecutableFile(atPath: path) else {
-        throw TestKitError("mqtt-test-client not found at \(path); build the package first")
+        throw TestBrokerError("mqtt-test-client not found at \(path); build the package first")
     }
     return path
 }

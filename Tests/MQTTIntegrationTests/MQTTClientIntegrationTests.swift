@@ -33,7 +33,8 @@ struct MQTTClientIntegrationTests {
         let late = try await TestSubscriber(broker: broker, filters: ["fleet/v1/agent/status"], persistent: false)
         defer { late.stop() }
         #expect(await late.waitFor(count: 1, timeoutSeconds: 5))
-        #expect(late.messages.first == .init(topic: "fleet/v1/agent/status", payload: #"{"state":"online"}"#, retain: true))
+        #expect(
+            late.messages.first == .init(topic: "fleet/v1/agent/status", payload: #"{"state":"online"}"#, retain: true))
 
         let acknowledged = await client.stop(
             finalMessage: MQTTStatusMessage(
@@ -45,6 +46,15 @@ struct MQTTClientIntegrationTests {
         try await Task.sleep(nanoseconds: 700_000_000)
         #expect(!observer.messages.contains { $0.payload.contains(#""reason":"will""#) })
         #expect(recorder.snapshot.last == .stopped(nil))
+
+        // Retained state survives a broker restart (TestBroker keeps persistence on the same port).
+        try broker.restart()
+        let afterRestart = try await TestSubscriber(
+            broker: broker, filters: ["fleet/v1/agent/status"], persistent: false)
+        defer { afterRestart.stop() }
+        #expect(await afterRestart.waitFor(count: 1, timeoutSeconds: 5))
+        #expect(afterRestart.messages.first?.payload.contains("shutdown") == true)
+        #expect(afterRestart.messages.first?.retain == true)
     }
 
     @Test("receives messages on subscriptions, and resubscribes after the broker restarts")
@@ -66,6 +76,7 @@ struct MQTTClientIntegrationTests {
         #expect(await recorder.waitForConnections(1))
         try await waitForMessage(recorder, broker: broker, topic: "fleet/v2/cmd/route", payload: "one")
 
+        broker.kill()  // SIGKILL: no goodbye to the client, the broker just vanishes
         try broker.restart()
         #expect(await recorder.waitForConnections(2))
         try await waitForMessage(recorder, broker: broker, topic: "fleet/v2/cmd/route", payload: "two")
@@ -86,5 +97,56 @@ struct MQTTClientIntegrationTests {
             }
         }
         Issue.record("client never received \(payload) on \(topic)")
+    }
+}
+
+@Suite("Persistent sessions against a real mosquitto")
+struct PersistentSessionIntegrationTests {
+    @Test(
+        "QoS 1 messages sent while the client is away are delivered when it comes back",
+        arguments: [
+            MQTTProtocolVersion.v5, .v311,
+        ])
+    func queuedWhileAway(version: MQTTProtocolVersion) async throws {
+        let broker = try TestBroker.plain()
+        defer { broker.stop() }
+        let stateDirectory = try temporaryStateDirectory()
+        defer { try? FileManager.default.removeItem(atPath: stateDirectory) }
+        var configuration = try testConfiguration(url: broker.url, clientID: "edgenav-session-\(version)")
+        configuration.protocolVersion = version
+        configuration.sessionExpiryIntervalSeconds = 300
+
+        let first = ClientRecorder()
+        do {
+            let client = try MQTTClient(
+                configuration: configuration, outbox: try Outbox(directory: stateDirectory),
+                onMessage: first.onMessage, onEvent: first.onEvent)
+            try client.subscribe("fleet/v8/cmd/#")
+            try client.start()
+            #expect(await first.waitForConnections(1))
+            #expect(first.snapshot.contains(.connected(sessionPresent: false)))
+            // Make sure the SUBSCRIBE has landed before leaving.
+            for attempt in 0..<50 where first.messages.withLock({ $0.isEmpty }) {
+                try broker.publishWithTool(topic: "fleet/v8/cmd/ping", payload: "ping-\(attempt)")
+                try await Task.sleep(nanoseconds: 50_000_000)
+            }
+            await client.stop()
+            client.outbox.close()
+        }
+        for index in 0..<3 { try broker.publishWithTool(topic: "fleet/v8/cmd/route", payload: "while-away-\(index)") }
+
+        let second = ClientRecorder()
+        let client = try MQTTClient(
+            configuration: configuration, outbox: try Outbox(directory: stateDirectory),
+            onMessage: second.onMessage, onEvent: second.onEvent)
+        try client.start()  // no subscribe call: the broker's session alone must deliver
+        #expect(await second.waitForConnections(1))
+        #expect(second.snapshot.contains(.connected(sessionPresent: true)))
+        let deadline = Date().addingTimeInterval(5)
+        while Date() < deadline, second.messages.withLock({ $0.count }) < 3 {
+            try await Task.sleep(nanoseconds: 20_000_000)
+        }
+        #expect(second.messages.withLock { $0.map { text($0.payload) } } == (0..<3).map { "while-away-\($0)" })
+        await client.stop()
     }
 }

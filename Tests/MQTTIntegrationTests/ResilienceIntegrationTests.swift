@@ -88,7 +88,9 @@ struct ResilienceIntegrationTests {
         await client.stop()
     }
 
-    @Test("a client process killed with SIGKILL: the broker publishes its will, and its outbox is re-sent by the next process")
+    @Test(
+        "a client process killed with SIGKILL: the broker publishes its will, and its outbox is re-sent by the next process"
+    )
     func willAndOutboxAfterKill9() async throws {
         let broker = try TestBroker.plain()
         defer { broker.stop() }
@@ -141,7 +143,8 @@ struct ResilienceIntegrationTests {
             configuration: try testConfiguration(url: broker.url, clientID: "edgenav-v5b"), outbox: outbox)
         try client.start()
         #expect(await client.flush(timeoutSeconds: 10))
-        #expect(await observer.waitUntil(timeoutSeconds: 10) { $0.filter { $0.topic == "fleet/v5/events" }.count >= 20 })
+        #expect(
+            await observer.waitUntil(timeoutSeconds: 10) { $0.filter { $0.topic == "fleet/v5/events" }.count >= 20 })
         #expect(observer.messages(on: "fleet/v5/events").map(\.payload) == (0..<20).map { "killed-\($0)" })
         await client.stop()
     }

@@ -37,6 +37,21 @@ struct SecurityIntegrationTests {
         #expect(await observer.waitFor(count: 1, timeoutSeconds: 5))
         #expect(observer.messages.first?.payload == "over tls")
         await client.stop()
+
+        // The broker requires a client certificate: without one, no session, and a TLS error.
+        var withoutCertificate = try securedConfiguration(broker, clientID: "edgenav-nocert", password: "s3cret")
+        withoutCertificate.tls?.certificateFile = nil
+        withoutCertificate.tls?.privateKeyFile = nil
+        let refused = ClientRecorder()
+        let anonymous = try MQTTClient(
+            configuration: withoutCertificate, outbox: try Outbox(directory: stateDirectory + "/nocert"),
+            onEvent: refused.onEvent)
+        try anonymous.start()
+        #expect(await refused.waitUntil(timeoutSeconds: 10) { _ in refused.failures.count >= 2 })
+        await anonymous.stop()
+        #expect(refused.connectedCount == 0)
+        // Depending on when the broker's alert arrives, libmosquitto reports a TLS error or a reset.
+        #expect(refused.failures.allSatisfy { $0.code == .tls || $0.code == .connectionLost }, "\(refused.failures)")
     }
 
     @Test("hostname verification fails against a certificate for another name, with a clear TLS error")
@@ -93,23 +108,26 @@ struct SecurityIntegrationTests {
             let failures = recorder.failures
             #expect(recorder.connectedCount == 0)
             // mosquitto answers a bad password with "not authorized" (v5 reason 135, v3 return code 5).
-            #expect(failures.allSatisfy { $0.code == .notAuthorized || $0.code == .authFailed }, "MQTT \(version): \(failures)")
+            #expect(
+                failures.allSatisfy { $0.code == .notAuthorized || $0.code == .authFailed },
+                "MQTT \(version): \(failures)")
             #expect(failures.allSatisfy { $0.isAuthenticationFailure })
             #expect(failures.first?.operation == "CONNACK")
             #expect(failures.first?.message.lowercased().contains("authori") == true)
             // Backoff grows (0.1, 0.2, 0.4 s minus up to 20 % jitter) and is capped at 0.5 s.
             let delays = recorder.failureDelays
-            #expect(delays.prefix(3).enumerated().allSatisfy { index, delay in
-                let base = [0.1, 0.2, 0.4][index]
-                return delay <= base && delay >= base * 0.8
-            }, "\(delays)")
+            #expect(
+                delays.prefix(3).enumerated().allSatisfy { index, delay in
+                    let base = [0.1, 0.2, 0.4][index]
+                    return delay <= base && delay >= base * 0.8
+                }, "\(delays)")
             #expect(delays.allSatisfy { $0 <= 0.5 })
         }
     }
 
     @Test("an unreachable broker gives mqtt.brokerUnreachable, retries, and stops cleanly")
     func unreachableBroker() async throws {
-        let port = try freeLoopbackPort()  // nothing listens here
+        let port = try TestTools.freeLoopbackPort()  // nothing listens here
         let stateDirectory = try temporaryStateDirectory()
         defer { try? FileManager.default.removeItem(atPath: stateDirectory) }
         let recorder = ClientRecorder()
@@ -125,5 +143,41 @@ struct SecurityIntegrationTests {
         #expect(await client.stop() == false)
         #expect(client.outbox.count == 1)
         #expect(recorder.snapshot.last == .stopped(nil))
+    }
+
+    @Test("a listener that never answers CONNECT gives mqtt.timeout after the connect timeout, and retries")
+    func silentListener() async throws {
+        // A socket that listens but never accepts: the kernel completes TCP handshakes, nobody speaks MQTT.
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #expect(fd >= 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        #expect(bound == 0)
+        #expect(listen(fd, 16) == 0)
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        let port = Int(UInt16(bigEndian: address.sin_port))
+
+        let stateDirectory = try temporaryStateDirectory()
+        defer { try? FileManager.default.removeItem(atPath: stateDirectory) }
+        var configuration = try testConfiguration(url: "mqtt://127.0.0.1:\(port)", clientID: "edgenav-silent")
+        configuration.connectTimeoutSeconds = 0.3
+        let recorder = ClientRecorder()
+        let client = try MQTTClient(
+            configuration: configuration, outbox: try Outbox(directory: stateDirectory), onEvent: recorder.onEvent)
+        try client.start()
+        #expect(await recorder.waitUntil(timeoutSeconds: 10) { _ in recorder.failures.count >= 2 })
+        await client.stop()
+        #expect(recorder.connectedCount == 0)
+        #expect(recorder.failures.allSatisfy { $0.code == .timeout }, "\(recorder.failures)")
     }
 }

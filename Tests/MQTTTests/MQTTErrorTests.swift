@@ -21,20 +21,22 @@ struct MQTTErrorTests {
         #expect(thrown(MOSQ_ERR_SUCCESS) == nil)
     }
 
-    @Test("libmosquitto return codes map to stable codes with libmosquitto's own message", arguments: [
-        (MOSQ_ERR_NO_CONN, "mqtt.noConnection"),
-        (MOSQ_ERR_CONN_LOST, "mqtt.connectionLost"),
-        (MOSQ_ERR_TLS, "mqtt.tls"),
-        (MOSQ_ERR_AUTH, "mqtt.authFailed"),
-        (MOSQ_ERR_ACL_DENIED, "mqtt.notAuthorized"),
-        (MOSQ_ERR_PAYLOAD_SIZE, "mqtt.payloadTooLarge"),
-        (MOSQ_ERR_INVAL, "mqtt.invalidArgument"),
-        (MOSQ_ERR_NOMEM, "mqtt.noMemory"),
-        (MOSQ_ERR_KEEPALIVE, "mqtt.keepaliveTimeout"),
-        (MOSQ_ERR_EAI, "mqtt.hostNotFound"),
-        (MOSQ_ERR_MALFORMED_UTF8, "mqtt.malformed"),
-        (MOSQ_ERR_PROTOCOL, "mqtt.protocolError"),
-    ])
+    @Test(
+        "libmosquitto return codes map to stable codes with libmosquitto's own message",
+        arguments: [
+            (MOSQ_ERR_NO_CONN, "mqtt.noConnection"),
+            (MOSQ_ERR_CONN_LOST, "mqtt.connectionLost"),
+            (MOSQ_ERR_TLS, "mqtt.tls"),
+            (MOSQ_ERR_AUTH, "mqtt.authFailed"),
+            (MOSQ_ERR_ACL_DENIED, "mqtt.notAuthorized"),
+            (MOSQ_ERR_PAYLOAD_SIZE, "mqtt.payloadTooLarge"),
+            (MOSQ_ERR_INVAL, "mqtt.invalidArgument"),
+            (MOSQ_ERR_NOMEM, "mqtt.noMemory"),
+            (MOSQ_ERR_KEEPALIVE, "mqtt.keepaliveTimeout"),
+            (MOSQ_ERR_EAI, "mqtt.hostNotFound"),
+            (MOSQ_ERR_MALFORMED_UTF8, "mqtt.malformed"),
+            (MOSQ_ERR_PROTOCOL, "mqtt.protocolError"),
+        ])
     func returnCodes(rc: mosq_err_t, code: String) throws {
         let error = try #require(thrown(rc))
         #expect(error.code.rawValue == code)
@@ -50,24 +52,35 @@ struct MQTTErrorTests {
         #expect(refused.message == "Connection refused")
         #expect(try #require(thrown(MOSQ_ERR_ERRNO, errno: ECONNRESET)).code == .connectionLost)
         #expect(try #require(thrown(MOSQ_ERR_ERRNO, errno: EACCES)).code == .system)
+        #expect(try #require(thrown(MOSQ_ERR_ERRNO, errno: EPROTO)).code == .tls)
     }
 
-    @Test("CONNACK refusals: MQTT 3.1.1 return codes and MQTT 5 reason codes", arguments: [
-        (Int32(4), MQTTProtocolVersion.v311, "mqtt.authFailed", "Connection Refused: bad user name or password."),
-        (5, .v311, "mqtt.notAuthorized", "Connection Refused: not authorised."),
-        (2, .v311, "mqtt.clientIDRejected", "Connection Refused: identifier rejected."),
-        (3, .v311, "mqtt.brokerUnavailable", "Connection Refused: broker unavailable."),
-        (134, .v5, "mqtt.authFailed", "Bad User Name or Password"),
-        (135, .v5, "mqtt.notAuthorized", "Not authorized"),
-        (138, .v5, "mqtt.notAuthorized", "Banned"),
-        (136, .v5, "mqtt.brokerUnavailable", "Server unavailable"),
-    ])
+    @Test(
+        "CONNACK refusals: MQTT 3.1.1 return codes and MQTT 5 reason codes",
+        arguments: [
+            (Int32(4), MQTTProtocolVersion.v311, "mqtt.authFailed", "Connection Refused: bad user name or password."),
+            (5, .v311, "mqtt.notAuthorized", "Connection Refused: not authorised."),
+            (2, .v311, "mqtt.clientIDRejected", "Connection Refused: identifier rejected."),
+            (3, .v311, "mqtt.brokerUnavailable", "Connection Refused: broker unavailable."),
+            (134, .v5, "mqtt.authFailed", "Bad User Name or Password"),
+            (135, .v5, "mqtt.notAuthorized", "Not authorized"),
+            (138, .v5, "mqtt.notAuthorized", "Banned"),
+            (136, .v5, "mqtt.brokerUnavailable", "Server unavailable"),
+        ])
     func connack(rc: Int32, version: MQTTProtocolVersion, code: String, message: String) {
         let error = MQTTError(connackCode: rc, protocolVersion: version)
         #expect(error.code.rawValue == code)
         #expect(error.message == message)
         #expect(error.operation == "CONNACK")
         #expect(error.isAuthenticationFailure == (code == "mqtt.authFailed" || code == "mqtt.notAuthorized"))
+    }
+
+    @Test("an MQTT 5 Reason String from the broker is kept in the message, the code is unchanged")
+    func brokerReason() {
+        let error = MQTTError(connackCode: 135, protocolVersion: .v5).withBrokerReason("vehicle suspended")
+        #expect(error.code == .notAuthorized)
+        #expect(error.message == "Not authorized (broker: vehicle suspended)")
+        #expect(MQTTError(connackCode: 135, protocolVersion: .v5).withBrokerReason(nil).message == "Not authorized")
     }
 
     @Test("description carries code, operation, message and raw code")
@@ -82,7 +95,8 @@ struct MQTTConfigurationTests {
     private func configuration() throws -> MQTTConfiguration {
         var configuration = MQTTConfiguration(broker: try BrokerURL(parsing: "mqtts://broker:8883"), clientID: "v1")
         configuration.credentials = MQTTCredentials(username: "vehicle-1", password: "correct horse battery")
-        configuration.tls = MQTTTLSConfiguration(caFile: "/etc/ca.pem", certificateFile: "/c.pem", privateKeyFile: "/k.pem")
+        configuration.tls = MQTTTLSConfiguration(
+            caFile: "/etc/ca.pem", certificateFile: "/c.pem", privateKeyFile: "/k.pem")
         return configuration
     }
 
@@ -122,6 +136,10 @@ struct MQTTConfigurationTests {
         #expect(throws: MQTTError.self) { try noTLS.validate() }
         noTLS.tls = MQTTTLSConfiguration(caFile: "/ca", certificateFile: "/c.pem")
         #expect { try noTLS.validate() } throws: { ($0 as? MQTTError)?.message.contains("private key") == true }
+        noTLS.tls = MQTTTLSConfiguration(caFile: "/nonexistent/ca.pem")
+        #expect { try noTLS.validate() } throws: {
+            ($0 as? MQTTError)?.message == "TLS caFile /nonexistent/ca.pem is not a readable file"
+        }
         var keepalive = MQTTConfiguration(broker: try BrokerURL(parsing: "mqtt://b"), clientID: "v1")
         keepalive.keepAliveSeconds = 1
         #expect { try keepalive.validate() } throws: { ($0 as? MQTTError)?.code == .invalidConfiguration }

@@ -21,7 +21,9 @@ final class ShedLog: Sendable {
 }
 
 private func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
-private func payloads(_ messages: [OutboxMessage]) -> [String] { messages.map { String(decoding: $0.payload, as: UTF8.self) } }
+private func payloads(_ messages: [OutboxMessage]) -> [String] {
+    messages.map { String(decoding: $0.payload, as: UTF8.self) }
+}
 
 /// Deterministic pseudo-random numbers (SplitMix64) so "random" offsets are the same on every run.
 struct SplitMix64: RandomNumberGenerator {
@@ -189,7 +191,9 @@ struct OutboxTests {
         _ = try Outbox(directory: directory.path)
     }
 
-    @Test("a journal cut at every byte offset (a torn write after kill -9) opens without a crash and keeps every whole record")
+    @Test(
+        "a journal cut at every byte offset (a torn write after kill -9) opens without a crash and keeps every whole record"
+    )
     func tornTailAtEveryOffset() throws {
         let source = StateDirectory()
         var boundaries: [Int] = []
