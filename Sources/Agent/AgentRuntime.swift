@@ -89,6 +89,12 @@ public final class AgentRuntime: Sendable {
     /// Publishes the retained offline status, waits for its acknowledgement (at most
     /// `timeoutSeconds`) and disconnects cleanly, so the broker does not publish the will.
     public func shutdown(timeoutSeconds: Double = 5, now: Date = Date()) async {
+        // Give what is queued a moment to go out first; whatever is left stays in the outbox on disk
+        // and is sent by the next run.
+        if !(await client.flush(timeoutSeconds: min(2, timeoutSeconds))) {
+            logger.warning("outbox not empty at shutdown; the rest is sent on the next start",
+                           [("messages", String(client.outbox.count))])
+        }
         let status = AgentStatus(
             state: .offline, reason: .shutdown, vehicleID: configuration.vehicleID, version: EdgeNavVersion.current,
             mapName: configuration.mapPath.map { URL(fileURLWithPath: $0).lastPathComponent },

@@ -14,7 +14,7 @@ import TestKit
             }
             let candidate = directory.appendingPathComponent("edgenav").path
             guard FileManager.default.isExecutableFile(atPath: candidate) else {
-                throw TestKitError("edgenav is not built at \(candidate); run 'swift build' first")
+                throw TestBrokerError("edgenav is not built at \(candidate); run 'swift build' first")
             }
             return candidate
         }
@@ -28,7 +28,7 @@ import TestKit
         var variables = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("EDGENAV_") }
         variables.merge(environment) { $1 }
         process.environment = variables
-        let logPath = try makeTemporaryDirectory(prefix: "edgenav-agent-log") + "/agent.log"
+        let logPath = try TestTools.makeTemporaryDirectory(prefix: "edgenav-agent-log") + "/agent.log"
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         process.standardError = FileHandle(forWritingAtPath: logPath)
         process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
@@ -43,7 +43,7 @@ import TestKit
     @Test func onlineIsRetainedAndKillNineLeavesTheWillWithinOneAndAHalfKeepalives() async throws {
         let broker = try TestBroker.plain()
         defer { broker.stop() }
-        let stateDir = try makeTemporaryDirectory(prefix: "edgenav-state")
+        let stateDir = try TestTools.makeTemporaryDirectory(prefix: "edgenav-state")
         let keepalive = 5.0
         let (agent, log) = try Self.startAgent([
             "--broker", broker.url, "--vehicle-id", "van-9", "--state-dir", stateDir, "--keepalive", "5",
@@ -86,7 +86,7 @@ import TestKit
         defer { broker.stop() }
         let watcher = try await TestSubscriber(broker: broker, filters: ["fleet/#"], persistent: false)
         defer { watcher.stop() }
-        let stateDir = try makeTemporaryDirectory(prefix: "edgenav-state")
+        let stateDir = try TestTools.makeTemporaryDirectory(prefix: "edgenav-state")
         let keepalive = 5.0
         let (agent, _) = try Self.startAgent([
             "--broker", broker.url, "--vehicle-id", "van-4", "--state-dir", stateDir, "--keepalive", "5",
@@ -113,7 +113,7 @@ import TestKit
         defer { broker.stop() }
         let watcher = try await TestSubscriber(broker: broker, filters: ["acme/#"], persistent: false)
         defer { watcher.stop() }
-        let stateDir = try makeTemporaryDirectory(prefix: "edgenav-state")
+        let stateDir = try TestTools.makeTemporaryDirectory(prefix: "edgenav-state")
         let (agent, _) = try Self.startAgent(
             ["--vehicle-id", "van-3", "--state-dir", stateDir],
             environment: ["EDGENAV_BROKER": broker.url, "EDGENAV_TOPIC_PREFIX": "acme/eu"])
@@ -135,7 +135,7 @@ import TestKit
         let broker = try TestBroker.secured(users: ["van-5": "correct horse"], requireClientCertificate: true)
         defer { broker.stop() }
         let tls = try #require(broker.tls)
-        let stateDir = try makeTemporaryDirectory(prefix: "edgenav-state")
+        let stateDir = try TestTools.makeTemporaryDirectory(prefix: "edgenav-state")
         let passwordFile = stateDir + "/password"
         try "correct horse\n".write(toFile: passwordFile, atomically: true, encoding: .utf8)
         let (agent, log) = try Self.startAgent([
@@ -155,7 +155,7 @@ import TestKit
     }
 
     @Test func plaintextCredentialsToARemoteBrokerAreRefusedBeforeConnecting() throws {
-        let stateDir = try makeTemporaryDirectory(prefix: "edgenav-state")
+        let stateDir = try TestTools.makeTemporaryDirectory(prefix: "edgenav-state")
         let (agent, log) = try Self.startAgent(
             ["--broker", "mqtt://192.0.2.10:1883", "--vehicle-id", "van-1", "--state-dir", stateDir,
              "--username", "van-1"],

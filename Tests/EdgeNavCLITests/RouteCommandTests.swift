@@ -22,7 +22,7 @@ import TestKit
             _ = builder.addEdge(from: a, to: b, attributes: attributes)
             _ = builder.addEdge(from: b, to: a, attributes: attributes)
         }
-        let path = try makeTemporaryDirectory(prefix: "edgenav-route") + "/two-streets.graph"
+        let path = try TestTools.makeTemporaryDirectory(prefix: "edgenav-route") + "/two-streets.graph"
         try builder.build().write(to: URL(fileURLWithPath: path))
         return path
     }
@@ -81,7 +81,7 @@ import TestKit
         #expect(missingStatus == ExitStatus.failure)
         #expect(missing.standardError.contains("/nonexistent.graph does not exist"))
 
-        let notAGraph = try makeTemporaryDirectory(prefix: "edgenav-route") + "/notes.graph"
+        let notAGraph = try TestTools.makeTemporaryDirectory(prefix: "edgenav-route") + "/notes.graph"
         try "this is not a graph".write(toFile: notAGraph, atomically: true, encoding: .utf8)
         let (wrongStatus, wrong) = run(["route", "--map", notAGraph, "60.17,24.94", "60.17,24.943"])
         #expect(wrongStatus == ExitStatus.failure)
