@@ -26,27 +26,43 @@ struct EdgePath {
 /// `e` is the cost of reaching the source node of `e` having decided to enter `e`; a backward label is the cost
 /// from entering `e` to the target.
 final class SearchLabels {
-    private(set) var stamp: [UInt32]
-    var cost: [Double]
+    let count: Int
+    /// Raw buffers rather than arrays: the search touches them on every relaxation, and arrays stored in a class
+    /// pay a bounds check and a dynamic exclusivity check on each access. Indices are edge ids (< count), checked
+    /// by the graph's accessors before they get here.
+    private let stamp: UnsafeMutablePointer<UInt32>
+    let cost: UnsafeMutablePointer<Double>
     /// Forward: the predecessor edge; backward: the successor edge. `≥ edgeCount` marks a source (forward) or
     /// target (backward) endpoint with index `parent - edgeCount`.
-    var parent: [UInt32]
+    let parent: UnsafeMutablePointer<UInt32>
     /// ALT potential of the edge's source node for this query (forward A* only).
-    var potential: [Double]
+    let potential: UnsafeMutablePointer<Double>
     private var current: UInt32 = 0
     var heap = MinHeap()
 
     init(edgeCount: Int) {
-        stamp = Array(repeating: 0, count: edgeCount)
-        cost = Array(repeating: 0, count: edgeCount)
-        parent = Array(repeating: 0, count: edgeCount)
-        potential = Array(repeating: 0, count: edgeCount)
+        count = edgeCount
+        stamp = .allocate(capacity: max(edgeCount, 1))
+        stamp.initialize(repeating: 0, count: max(edgeCount, 1))
+        cost = .allocate(capacity: max(edgeCount, 1))
+        cost.initialize(repeating: 0, count: max(edgeCount, 1))
+        parent = .allocate(capacity: max(edgeCount, 1))
+        parent.initialize(repeating: 0, count: max(edgeCount, 1))
+        potential = .allocate(capacity: max(edgeCount, 1))
+        potential.initialize(repeating: 0, count: max(edgeCount, 1))
+    }
+
+    deinit {
+        stamp.deallocate()
+        cost.deallocate()
+        parent.deallocate()
+        potential.deallocate()
     }
 
     func reset() {
         heap.removeAll()
         if current == UInt32.max {
-            for i in stamp.indices { stamp[i] = 0 }
+            stamp.update(repeating: 0, count: max(count, 1))
             current = 0
         }
         current += 1
