@@ -90,7 +90,7 @@ def main(work, maps):
     if grid:
         print()
         print("| grid city | nodes | edges | build | graph bytes | RSS after build | landmarks (8) | ALT best p50 / p99 ms"
-              " | ALT shorter p50 / p99 ms | bidir. Dijkstra best p50 / p99 ms (100 pairs) |")
+              " | ALT shorter p50 / p99 ms | bidir. Dijkstra best p50 / p99 ms (first 50 pairs) |")
         print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
         rows = {}
         for r in grid:
