@@ -47,12 +47,12 @@ private func methodsAgree(on map: URL, pairs: Int, seed: UInt64) throws {
     @Test(.enabled(if: FileManager.default.fileExists(atPath: helsinki.path),
                    "Helsinki.osm.pbf absent: run scripts/fetch-maps"))
     func methodsAgreeOnHelsinki() throws {
-        try methodsAgree(on: helsinki, pairs: 250, seed: 2024)
+        try methodsAgree(on: helsinki, pairs: 150, seed: 2024)
     }
 
     @Test(.enabled(if: FileManager.default.fileExists(atPath: liechtenstein.path),
                    "../shared/maps/liechtenstein.osm.pbf absent"))
     func methodsAgreeOnLiechtenstein() throws {
-        try methodsAgree(on: liechtenstein, pairs: 80, seed: 7)
+        try methodsAgree(on: liechtenstein, pairs: 50, seed: 7)
     }
 }
