@@ -27,7 +27,7 @@ void set_error(edgenav_osm_error *error, int code, const std::string &message) {
 
 bool looks_truncated(const std::string &m) {
     return m.find("truncated") != std::string::npos || m.find("EOF") != std::string::npos ||
-           m.find("no element found") != std::string::npos || m.find("unexpected end") != std::string::npos ||
+           m.find("no element found") != std::string::npos || m.find("unclosed token") != std::string::npos || m.find("unexpected end") != std::string::npos ||
            m.find("premature") != std::string::npos;
 }
 

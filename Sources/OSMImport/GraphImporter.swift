@@ -405,7 +405,7 @@ final class NodeCollector: OSMObjectSink {
     var latitudes: [Double]
     var longitudes: [Double]
     var found: [Bool]
-    /// Index → modes that may pass, only for nodes that block some mode.
+    /// Index → modes that may pass, for every barrier node (barriers become graph nodes even when passable).
     var passable = [Int: ModeMask]()
     var signals = Set<Int>()
     let progress: (@Sendable (ImportProgress) -> Void)?
@@ -428,8 +428,7 @@ final class NodeCollector: OSMObjectSink {
         longitudes[index] = longitude
         found[index] = true
         if !tags.isEmpty {
-            let modes = TravelProfiles.passableModes(nodeTags: tags)
-            if modes != .all { passable[index] = modes }
+            if tags["barrier"] != nil { passable[index] = TravelProfiles.passableModes(nodeTags: tags) }
             if TravelProfiles.hasTrafficSignals(nodeTags: tags) { signals.insert(index) }
         }
         return true

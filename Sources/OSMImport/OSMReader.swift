@@ -92,6 +92,7 @@ enum OSMReader {
             }
             return edgenav_osm_read(path, entities.rawValue, nil, 0, &callbacks, &header, &error)
         }
+        withExtendedLifetime(sink) {}
         try check(code, error, url: url)
         var result = Header()
         if header.has_box != 0 {

@@ -83,7 +83,9 @@ public enum WayClassification: Sendable, Hashable {
 ///
 /// Allowing values: yes, permissive, designated, destination, delivery, customers, official, permit,
 /// discouraged, dismount. Denying: no, private, agricultural, forestry, emergency, military, use_sidepath, psv, bus.
-/// `service=emergency_access` closes a way to motor vehicles by default.
+/// `service=emergency_access` closes a way to motor vehicles by default. Destination-type values (destination,
+/// delivery, customers, permit) open only road classes to motor vehicles, never a cycleway/footway/path/track
+/// (the graph has no destination-only state, so such ways would become through routes).
 ///
 /// One-way: `oneway` yes/1/true (forward), -1/reverse (backward), no/false/0 (both), reversible/alternating
 /// (closed to vehicles); implied by junction=roundabout/circular and highway=motorway. Mode overrides:

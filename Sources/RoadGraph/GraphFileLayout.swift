@@ -11,7 +11,7 @@ import Darwin
 /// ```
 /// offset  size  field
 ///      0     8  magic "ENAVGRPH"
-///      8     4  format version (UInt32, currently 1)
+///      8     4  format version (UInt32, currently 2)
 ///     12     4  section count (UInt32)
 ///     16     8  file length in bytes (UInt64, a multiple of 8)
 ///     24     8  checksum of bytes [64, file length) (UInt64, see `checksum`)
@@ -25,10 +25,13 @@ import Darwin
 /// - nodePassable: N × UInt8 `ModeMask` of modes that may pass through the node (barriers clear bits)
 /// - firstOut: (N+1) × UInt32 CSR offsets; outgoing edges of n are firstOut[n]..<firstOut[n+1]
 /// - edgeSource, edgeTarget, edgeReverse: E × UInt32 (reverse = 0xFFFF_FFFF when the edge has no twin)
-/// - edgeRecords: E × 32 bytes: Float32 length m | UInt8 access | UInt8 highway class | UInt16 flags |
+/// - edgeRecords: E × 32 bytes: Float32 length m | UInt8 access | UInt8 highway class | UInt16 flags (bits 0–9 public
+///   `EdgeFlags`, 14 shape-from-twin, 15 has-turn-restrictions) |
 ///   UInt16 motor, cycling, walking speed and speed limit in 0.01 km/h (limit 0 = unknown) | Int64 OSM way id |
 ///   UInt32 name string index | UInt32 ref string index
-/// - shapeFirst: (E+1) × UInt32; shapePoints: S × (Int32, Int32) intermediate points of each edge, in its direction
+/// - shapeFirst: (E+1) × UInt32; shapePoints: S × (Int32, Int32) intermediate points of each edge, in its direction.
+///   An edge whose flags have bit 14 stores no points (empty range): it is its twin's shape read backwards, which
+///   halves shape storage for two-way roads.
 /// - stringOffsets: (K+1) × UInt32; stringBytes: UTF-8; string 0 is ""
 /// - firstIn: (N+1) × UInt32; inEdges: E × UInt32 — reverse adjacency (incoming edge ids grouped by target)
 /// - restrictions: R × 12 bytes: UInt32 from edge | UInt32 to edge | UInt8 kind | UInt8 modes | 2 pad; sorted by from
@@ -40,7 +43,9 @@ import Darwin
 /// Cost: one xor + one multiply per 8 bytes, a few ms for a city graph in a release build.
 enum GraphFileLayout {
     static let magic: [UInt8] = Array("ENAVGRPH".utf8)
-    static let formatVersion: UInt32 = 1
+    /// Version 2 shares shapes between twins (flag bit 14); version 1 files (no shared shapes) still load.
+    static let formatVersion: UInt32 = 2
+    static let readableVersions: ClosedRange<UInt32> = 1...2
     static let headerSize = 64
     static let edgeRecordSize = 32
     static let restrictionRecordSize = 12

@@ -45,6 +45,7 @@ public enum GraphInfo {
         }
         lines.append("speed limits: \(limited) edges tagged, \(inferred) inferred from country defaults")
         lines.append("flags: " + named.map { "\($0.0) \(flagCounts[$0.0] ?? 0)" }.joined(separator: ", "))
+        lines.append("sections (bytes): " + graph.sectionSizes.map { "\($0.name) \($0.bytes)" }.joined(separator: ", "))
         if !m.notes.isEmpty {
             lines.append("notes: " + m.notes.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", "))
         }

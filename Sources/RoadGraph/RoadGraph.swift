@@ -52,7 +52,7 @@ public final class RoadGraph: @unchecked Sendable {
               Array(UnsafeRawBufferPointer(start: base, count: 8)) == GraphFileLayout.magic
         else { throw RoadGraphError(.notAGraphFile, "missing EdgeNav graph magic") }
         let version = UInt32(littleEndian: base.loadUnaligned(fromByteOffset: 8, as: UInt32.self))
-        guard version == GraphFileLayout.formatVersion else {
+        guard GraphFileLayout.readableVersions.contains(version) else {
             throw RoadGraphError(.unsupportedVersion,
                                  "graph format version \(version); this build reads version \(GraphFileLayout.formatVersion) — re-import the map")
         }
@@ -167,6 +167,12 @@ public final class RoadGraph: @unchecked Sendable {
                 throw RoadGraphError(.corrupt, "edge \(ed) refers to a missing node or twin")
             }
             let rec = edgeRecords + ed * GraphFileLayout.edgeRecordSize
+            if EdgeFlags(rawValue: rec.load(fromByteOffset: 6, as: UInt16.self)).contains(.shapeFromTwin) {
+                guard r != GraphFileLayout.noEdge, shapeFirst[ed] == shapeFirst[ed + 1],
+                      !EdgeFlags(rawValue: (edgeRecords + Int(r) * GraphFileLayout.edgeRecordSize).load(fromByteOffset: 6, as: UInt16.self))
+                          .contains(.shapeFromTwin)
+                else { throw RoadGraphError(.corrupt, "edge \(ed) borrows a shape it cannot have") }
+            }
             guard Int(rec.load(fromByteOffset: 24, as: UInt32.self)) < stringCount,
                   Int(rec.load(fromByteOffset: 28, as: UInt32.self)) < stringCount,
                   rec.load(fromByteOffset: 5, as: UInt8.self) < UInt8(HighwayClass.allCases.count)
@@ -181,6 +187,14 @@ public final class RoadGraph: @unchecked Sendable {
                 throw RoadGraphError(.corrupt, "turn restriction \(i) is invalid")
             }
             previousFrom = from
+        }
+    }
+
+    /// Byte size of each section of the image, in file order (for `GraphInfo`).
+    public var sectionSizes: [(name: String, bytes: Int)] {
+        GraphFileLayout.Section.allCases.map { section in
+            let len = storage.base.loadUnaligned(fromByteOffset: 64 + section.rawValue * 16 + 8, as: UInt64.self)
+            return ("\(section)", Int(UInt64(littleEndian: len)))
         }
     }
 
@@ -301,32 +315,47 @@ public final class RoadGraph: @unchecked Sendable {
         return String(decoding: UnsafeBufferPointer(start: stringBytes + start, count: end - start), as: UTF8.self)
     }
 
+    /// Where the intermediate points of `e` are stored: `count` points from word pair `start`, backwards if `reversed`.
+    @inline(__always) func shapeSpan(_ e: Int) -> (start: Int, count: Int, reversed: Bool) {
+        let raw = edgeRecords.load(fromByteOffset: e * GraphFileLayout.edgeRecordSize + 6, as: UInt16.self)
+        if raw & EdgeFlags.shapeFromTwin.rawValue != 0 {
+            let r = Int(edgeReverses[e])
+            let s = Int(shapeFirst[r])
+            return (s, Int(shapeFirst[r + 1]) - s, true)
+        }
+        let s = Int(shapeFirst[e])
+        return (s, Int(shapeFirst[e + 1]) - s, false)
+    }
+
+    /// Index into `shapePoints` (pairs) of the `j`-th intermediate point of a span, in the edge's direction.
+    @inline(__always) func shapeIndex(_ span: (start: Int, count: Int, reversed: Bool), _ j: Int) -> Int {
+        span.reversed ? span.start + span.count - 1 - j : span.start + j
+    }
+
     /// Number of intermediate shape points of `e`.
     public func shapePointCount(of e: EdgeID) -> Int {
         checkEdge(e)
-        return Int(shapeFirst[Int(e) + 1] - shapeFirst[Int(e)])
+        return shapeSpan(Int(e)).count
     }
 
     /// Source node, intermediate shape points, target node, in the edge's direction.
     public func geometry(of e: EdgeID) -> [Coordinate] {
         checkEdge(e)
-        let a = Int(shapeFirst[Int(e)])
-        let b = Int(shapeFirst[Int(e) + 1])
+        let span = shapeSpan(Int(e))
         var out = [Coordinate]()
-        out.reserveCapacity(b - a + 2)
+        out.reserveCapacity(span.count + 2)
         out.append(coordinate(of: edgeSources[Int(e)]))
-        for i in a..<b { out.append(coordinate(atWord: i, in: shapePoints)) }
+        for j in 0..<span.count { out.append(coordinate(atWord: shapeIndex(span, j), in: shapePoints)) }
         out.append(coordinate(of: edgeTargets[Int(e)]))
         return out
     }
 
-    /// Calls `body` with each vertex of `e` (source, shape points, target) without allocating.
-    @inline(__always) func forEachVertex(of e: Int, _ body: (Coordinate) -> Void) {
-        body(coordinate(atWord: Int(edgeSources[e]), in: nodeCoords))
-        let a = Int(shapeFirst[e])
-        let b = Int(shapeFirst[e + 1])
-        for i in a..<b { body(coordinate(atWord: i, in: shapePoints)) }
-        body(coordinate(atWord: Int(edgeTargets[e]), in: nodeCoords))
+    /// Vertex `index` of `e`'s geometry without allocating: 0 is the source node, then the shape points, then the target.
+    func vertex(of e: EdgeID, at index: Int) -> Coordinate {
+        let span = shapeSpan(Int(e))
+        if index == 0 { return coordinate(atWord: Int(edgeSources[Int(e)]), in: nodeCoords) }
+        if index <= span.count { return coordinate(atWord: shapeIndex(span, index - 1), in: shapePoints) }
+        return coordinate(atWord: Int(edgeTargets[Int(e)]), in: nodeCoords)
     }
 
     // MARK: Turns

@@ -145,10 +145,14 @@ public struct RoadGraphBuilder {
             let i = oldOf[ne]
             sources[ne] = edgeFrom[i]
             targets[ne] = edgeTo[i]
-            for c in shapes[shapeRange(i)] {
-                let (la, lo) = fixed(c)
-                shapePoints.append(la)
-                shapePoints.append(lo)
+            // A twin written earlier already holds this shape (reversed): share it.
+            let sharesTwinShape = reverse[ne] != GraphFileLayout.noEdge && Int(reverse[ne]) < ne && !shapeRange(i).isEmpty
+            if !sharesTwinShape {
+                for c in shapes[shapeRange(i)] {
+                    let (la, lo) = fixed(c)
+                    shapePoints.append(la)
+                    shapePoints.append(lo)
+                }
             }
             shapeFirst[ne + 1] = UInt32(shapePoints.count / 2)
             let a = attributes[i]
@@ -160,6 +164,7 @@ public struct RoadGraphBuilder {
             }()
             var flags = EdgeFlags(rawValue: a.flags.rawValue & EdgeFlags.publicMask)
             if restrictionFrom.contains(UInt32(ne)) { flags.insert(.hasTurnRestrictions) }
+            if sharesTwinShape { flags.insert(.shapeFromTwin) }
             let nameIndex = intern(a.name)
             let refIndex = intern(a.ref)
             records.withUnsafeMutableBytes { raw in
@@ -223,11 +228,15 @@ public struct RoadGraphBuilder {
         }
 
         // Spatial grid over the (fixed-point rounded) geometry.
-        let grid = SpatialGridBuilder.build(edgeCount: e, boundingBox: box, config: gridConfiguration) { ne, body in
+        let grid = SpatialGridBuilder.build(
+            edgeCount: e, boundingBox: box, config: gridConfiguration,
+            isIndexed: { ne in reverse[ne] == GraphFileLayout.noEdge || ne < Int(reverse[ne]) }
+        ) { ne, body in
             let s = Int(sources[ne]), t = Int(targets[ne])
             body(Coordinate(latitude: Double(nodeWords[2 * s]) * 1e-7, longitude: Double(nodeWords[2 * s + 1]) * 1e-7))
-            for k in Int(shapeFirst[ne])..<Int(shapeFirst[ne + 1]) {
-                body(Coordinate(latitude: Double(shapePoints[2 * k]) * 1e-7, longitude: Double(shapePoints[2 * k + 1]) * 1e-7))
+            for c in shapes[shapeRange(oldOf[ne])] {
+                let (la, lo) = fixed(c)
+                body(Coordinate(latitude: Double(la) * 1e-7, longitude: Double(lo) * 1e-7))
             }
             body(Coordinate(latitude: Double(nodeWords[2 * t]) * 1e-7, longitude: Double(nodeWords[2 * t + 1]) * 1e-7))
         }

@@ -4,7 +4,7 @@ import Geo
 /// A uniform latitude/longitude grid over edge segments, stored in the graph image. Each cell lists every edge
 /// with a segment whose bounding box touches the cell (an edge appears in several cells). Cells are about
 /// `SpatialGridConfiguration.cellMeters` on a side; `nearestEdges` scans only the cells that the query circle's
-/// bounding box covers.
+/// bounding box covers. Of each pair of twin edges only the lower id is listed (they share one geometry).
 public struct SpatialGridConfiguration: Sendable, Hashable {
     /// Target cell side, metres. Default 64: a 50 m query touches 4–9 cells of a few dozen edges.
     public var cellMeters: Double = 64
@@ -35,7 +35,7 @@ struct SpatialGridView: @unchecked Sendable {
         cols = Int(h.load(fromByteOffset: 36, as: UInt32.self))
         cellMeters = h.load(fromByteOffset: 40, as: Double.self)
         let cells = rows * cols
-        guard minLat.isFinite, minLon.isFinite, cellLat > 0, cellLon > 0, cellLat.isFinite, cellLon.isFinite,
+        guard rows >= 1, cols >= 1, minLat.isFinite, minLon.isFinite, cellLat > 0, cellLon > 0, cellLat.isFinite, cellLon.isFinite,
               firstBuf.count == (cells + 1) * 4, entryBuf.count % 4 == 0
         else { throw RoadGraphError(.corrupt, "spatial grid header is inconsistent") }
         first = firstBuf.baseAddress!.assumingMemoryBound(to: UInt32.self)
@@ -52,14 +52,22 @@ struct SpatialGridView: @unchecked Sendable {
         }
     }
 
-    @inline(__always) func row(_ lat: Double) -> Int { min(rows - 1, max(0, Int(((lat - minLat) / cellLat).rounded(.down)))) }
-    @inline(__always) func col(_ lon: Double) -> Int { min(cols - 1, max(0, Int(((lon - minLon) / cellLon).rounded(.down)))) }
+    // Clamped in floating point first, so no query (or hostile header) can overflow the Int conversion.
+    @inline(__always) func row(_ lat: Double) -> Int {
+        let v = (lat - minLat) / cellLat
+        return v >= 0 ? (v < Double(rows) ? Int(v) : rows - 1) : 0
+    }
+    @inline(__always) func col(_ lon: Double) -> Int {
+        let v = (lon - minLon) / cellLon
+        return v >= 0 ? (v < Double(cols) ? Int(v) : cols - 1) : 0
+    }
 }
 
 /// Builds the grid sections from vertex lists.
 struct SpatialGridBuilder {
+    /// `isIndexed(e)` is false for the second edge of each twin pair: twins share geometry, and the query reports both.
     static func build(edgeCount: Int, boundingBox: BoundingBox?, config: SpatialGridConfiguration,
-                      vertices: (Int, (Coordinate) -> Void) -> Void)
+                      isIndexed: (Int) -> Bool, vertices: (Int, (Coordinate) -> Void) -> Void)
         -> (header: [UInt8], first: [UInt32], entries: [UInt32])
     {
         let box = boundingBox ?? BoundingBox(minLatitude: 0, minLongitude: 0, maxLatitude: 0, maxLongitude: 0)
@@ -84,7 +92,7 @@ struct SpatialGridBuilder {
         var pairs = [(cell: UInt32, edge: UInt32)]()
         pairs.reserveCapacity(edgeCount * 2)
         var cellsOfEdge = [UInt32]()
-        for e in 0..<edgeCount {
+        for e in 0..<edgeCount where isIndexed(e) {
             cellsOfEdge.removeAll(keepingCapacity: true)
             var previous: Coordinate?
             vertices(e) { c in
@@ -147,9 +155,12 @@ extension RoadGraph {
         let r0 = g.row(minLat), r1 = g.row(maxLat), c0 = g.col(minLon), c1 = g.col(maxLon)
         let m = ModeMask(mode).rawValue
         let r2 = radiusMeters * radiusMeters
+        let qLat7 = point.latitude * 1e7, qLon7 = point.longitude * 1e7
+        let kx7 = kx * 1e-7, ky7 = ky * 1e-7
 
         struct Candidate { var edge: UInt32; var d2: Double; var segment: Int; var t: Double }
         var candidates = [Candidate]()
+        candidates.reserveCapacity(32)
         for r in r0...r1 {
             for c in c0...c1 {
                 let cell = r * g.cols + c
@@ -158,25 +169,46 @@ extension RoadGraph {
                 while i < end {
                     let e = Int(g.entries[i])
                     i += 1
-                    guard edgeRecords.load(fromByteOffset: e * GraphFileLayout.edgeRecordSize + 4, as: UInt8.self) & m != 0
-                    else { continue }
+                    // The grid lists one edge per twin pair; the twin shares the geometry, so test both at once.
+                    let twin = edgeReverses[e]
+                    let ownAccess = edgeRecords.load(fromByteOffset: e * GraphFileLayout.edgeRecordSize + 4, as: UInt8.self) & m != 0
+                    let twinAccess = twin != GraphFileLayout.noEdge
+                        && edgeRecords.load(fromByteOffset: Int(twin) * GraphFileLayout.edgeRecordSize + 4, as: UInt8.self) & m != 0
+                    guard ownAccess || twinAccess else { continue }
+                    // Segment distances in a local frame around the query, straight from the fixed-point arrays.
                     var best = Double.infinity, bestSeg = 0, bestT = 0.0
-                    var px = 0.0, py = 0.0, seg = -1
-                    forEachVertex(of: e) { v in
-                        let x = (v.longitude - point.longitude) * kx
-                        let y = (v.latitude - point.latitude) * ky
-                        if seg >= 0 {
-                            let dx = x - px, dy = y - py
-                            let len2 = dx * dx + dy * dy
-                            var t = 0.0
-                            if len2 > 0 { t = min(1, max(0, -(px * dx + py * dy) / len2)) }
-                            let qx = px + t * dx, qy = py + t * dy
-                            let d2 = qx * qx + qy * qy
-                            if d2 < best { best = d2; bestSeg = seg; bestT = t }
+                    let source = Int(edgeSources[e]), target = Int(edgeTargets[e])
+                    var px = (Double(nodeCoords[2 * source + 1]) - qLon7) * kx7
+                    var py = (Double(nodeCoords[2 * source]) - qLat7) * ky7
+                    let span = shapeSpan(e)
+                    var j = 0
+                    var seg = 0
+                    while j <= span.count {
+                        let x: Double, y: Double
+                        if j < span.count {
+                            let k = shapeIndex(span, j)
+                            x = (Double(shapePoints[2 * k + 1]) - qLon7) * kx7
+                            y = (Double(shapePoints[2 * k]) - qLat7) * ky7
+                        } else {
+                            x = (Double(nodeCoords[2 * target + 1]) - qLon7) * kx7
+                            y = (Double(nodeCoords[2 * target]) - qLat7) * ky7
                         }
-                        px = x; py = y; seg += 1
+                        let dx = x - px, dy = y - py
+                        let len2 = dx * dx + dy * dy
+                        var t = 0.0
+                        if len2 > 0 { t = min(1, max(0, -(px * dx + py * dy) / len2)) }
+                        let qx = px + t * dx, qy = py + t * dy
+                        let d2 = qx * qx + qy * qy
+                        if d2 < best { best = d2; bestSeg = seg; bestT = t }
+                        px = x; py = y; seg += 1; j += 1
                     }
-                    if best <= r2 { candidates.append(Candidate(edge: UInt32(e), d2: best, segment: bestSeg, t: bestT)) }
+                    if best <= r2 {
+                        if ownAccess { candidates.append(Candidate(edge: UInt32(e), d2: best, segment: bestSeg, t: bestT)) }
+                        if twinAccess {
+                            // Same point seen from the other direction: mirrored segment index and fraction.
+                            candidates.append(Candidate(edge: twin, d2: best, segment: seg - 1 - bestSeg, t: 1 - bestT))
+                        }
+                    }
                 }
             }
         }
@@ -186,12 +218,16 @@ extension RoadGraph {
         result.reserveCapacity(min(limit, candidates.count))
         for cand in candidates {
             if result.contains(where: { $0.edge == cand.edge }) { continue }
-            let geom = geometry(of: cand.edge)
-            let a = geom[cand.segment], b = geom[cand.segment + 1]
+            let a = vertex(of: cand.edge, at: cand.segment), b = vertex(of: cand.edge, at: cand.segment + 1)
             let p = Coordinate(latitude: a.latitude + (b.latitude - a.latitude) * cand.t,
                                longitude: a.longitude + (b.longitude - a.longitude) * cand.t)
             var offset = 0.0
-            for k in 0..<cand.segment { offset += Geodesy.distanceMeters(geom[k], geom[k + 1]) }
+            var previous = vertex(of: cand.edge, at: 0)
+            for k in 0..<cand.segment {
+                let next = vertex(of: cand.edge, at: k + 1)
+                offset += Geodesy.distanceMeters(previous, next)
+                previous = next
+            }
             offset += Geodesy.distanceMeters(a, p)
             result.append(EdgeSnap(edge: cand.edge, point: p, distanceMeters: Geodesy.distanceMeters(point, p),
                                    offsetMeters: min(offset, lengthMeters(of: cand.edge))))

@@ -55,7 +55,7 @@ public struct ModeMask: OptionSet, Sendable, Hashable, Codable, CustomStringConv
     public var description: String { "[" + modes.map(\.rawValue).joined(separator: ",") + "]" }
 }
 
-/// Per-edge boolean attributes. Bits 0...9 are public; bit 15 is reserved for the graph's own bookkeeping.
+/// Per-edge boolean attributes. Bits 0...9 are public; bits 14 and 15 are reserved for the graph's own bookkeeping.
 public struct EdgeFlags: OptionSet, Sendable, Hashable, Codable {
     public let rawValue: UInt16
     public init(rawValue: UInt16) { self.rawValue = rawValue }
@@ -82,6 +82,8 @@ public struct EdgeFlags: OptionSet, Sendable, Hashable, Codable {
     static let publicMask: UInt16 = 0x03FF
     /// Internal: the edge is the `from` of at least one turn restriction.
     static let hasTurnRestrictions = EdgeFlags(rawValue: 1 << 15)
+    /// Internal: the edge stores no shape of its own; its shape is its twin's, read backwards.
+    static let shapeFromTwin = EdgeFlags(rawValue: 1 << 14)
 }
 
 /// OSM highway class of an edge (one byte in the file). `ferry` for route=ferry ways.

@@ -133,3 +133,61 @@ func expectGraphError(_ code: RoadGraphError.Code, _ body: () throws -> Void, so
         expectGraphError(.corrupt) { try load(bytes) }
     }
 }
+
+@Suite struct GraphLoaderFuzzTests {
+    /// Random byte changes with a *recomputed* checksum (so only the structural checks stand guard): loading either
+    /// throws a typed error or yields a graph whose every accessor works without trapping.
+    @Test func mutatedImagesNeverCrash() throws {
+        let g = try SmallGraph(restrictions: { b, ids in
+            b.addTurnRestriction(TurnRestriction(from: ids[2], via: 1, to: ids[6], kind: .only, modes: [.driving]))
+        })
+        let url = temporaryURL("fuzz.graph")
+        defer { try? FileManager.default.removeItem(at: url) }
+        try g.graph.write(to: url)
+        let original = try [UInt8](Data(contentsOf: url))
+        var rng = SeededGenerator(state: 99)
+        var loaded = 0, rejected = 0
+        for _ in 0..<400 {
+            var bytes = original
+            for _ in 0..<Int.random(in: 1...4, using: &rng) {
+                let pos = Int.random(in: 64..<bytes.count, using: &rng)
+                bytes[pos] = UInt8.random(in: 0...255, using: &rng)
+            }
+            bytes.withUnsafeMutableBytes { raw in
+                let sum = GraphFileLayout.checksum(raw.baseAddress! + 64, count: raw.count - 64)
+                raw.storeBytes(of: sum, toByteOffset: 24, as: UInt64.self)
+            }
+            let bad = temporaryURL("fuzz-case.graph")
+            defer { try? FileManager.default.removeItem(at: bad) }
+            try Data(bytes).write(to: bad)
+            let graph: RoadGraph
+            do {
+                graph = try RoadGraph(contentsOf: bad)
+            } catch is RoadGraphError {
+                rejected += 1
+                continue
+            }
+            loaded += 1
+            for n in 0..<NodeID(graph.nodeCount) {
+                _ = graph.coordinate(of: n)
+                _ = graph.isPassable(node: n, mode: .driving)
+                for e in graph.outgoingEdges(of: n) { _ = graph.target(of: e) }
+                for e in graph.incomingEdges(of: n) { _ = graph.source(of: e) }
+            }
+            for e in 0..<EdgeID(graph.edgeCount) {
+                _ = (graph.geometry(of: e), graph.name(of: e), graph.ref(of: e), graph.highwayClass(of: e), graph.speedLimitKph(of: e))
+                _ = graph.durationSeconds(of: e, mode: .walking)
+                for f in graph.outgoingEdges(of: graph.target(of: e)) {
+                    for mode in TravelMode.allCases { _ = graph.isTurnAllowed(from: e, to: f, mode: mode) }
+                }
+            }
+            _ = graph.turnRestrictions
+            for n in 0..<NodeID(graph.nodeCount) {
+                _ = graph.nearestEdges(to: graph.coordinate(of: n), mode: .walking, radiusMeters: 200, limit: 10)
+            }
+        }
+        print("graph loader fuzz: \(loaded) mutated images loaded and served every accessor, \(rejected) rejected with typed errors")
+        #expect(loaded + rejected == 400)
+        #expect(rejected > 0)
+    }
+}

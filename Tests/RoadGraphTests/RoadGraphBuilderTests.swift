@@ -181,3 +181,49 @@ struct SmallGraph {
         }
     }
 }
+
+@Suite struct GeometryStorageTests {
+    /// Every edge's geometry is what was added, whether it owns its shape or shares its twin's.
+    @Test func geometryMatchesInputForOwnedAndSharedShapes() throws {
+        var rng = SeededGenerator(state: 11)
+        var b = RoadGraphBuilder()
+        var coords = [Coordinate]()
+        for _ in 0..<60 {
+            let c = Coordinate(latitude: .random(in: 60.1...60.2, using: &rng), longitude: .random(in: 24.9...25.0, using: &rng))
+            coords.append(c)
+            _ = b.addNode(c)
+        }
+        var expected = [[Coordinate]]()
+        for w in 0..<150 {
+            let u = Int.random(in: 0..<60, using: &rng), v = Int.random(in: 0..<60, using: &rng)
+            let shape = (0..<Int.random(in: 0...4, using: &rng)).map { _ in
+                Coordinate(latitude: .random(in: 60.1...60.2, using: &rng), longitude: .random(in: 24.9...25.0, using: &rng))
+            }
+            b.addEdge(from: NodeID(u), to: NodeID(v), shape: shape, attributes: EdgeAttributes(osmWayID: Int64(w)))
+            expected.append([coords[u]] + shape + [coords[v]])
+            if w % 3 != 0 {
+                b.addEdge(from: NodeID(v), to: NodeID(u), shape: shape.reversed(), attributes: EdgeAttributes(osmWayID: Int64(w)))
+                expected.append([coords[v]] + shape.reversed() + [coords[u]])
+            }
+        }
+        let (graph, map) = try b.buildWithEdgeMap()
+        var shared = 0
+        for (i, line) in expected.enumerated() {
+            let g = graph.geometry(of: map[i])
+            #expect(g.count == line.count)
+            #expect(graph.shapePointCount(of: map[i]) == line.count - 2)
+            for (p, q) in zip(g, line) {
+                #expect(abs(p.latitude - q.latitude) < 1e-7 && abs(p.longitude - q.longitude) < 1e-7)
+            }
+            if graph.reverseEdge(of: map[i]) != nil && line.count > 2 { shared += 1 }
+        }
+        #expect(shared > 100)
+        // Shared shapes are stored once: the shape section holds each two-way road's points a single time.
+        let stored = graph.sectionSizes.first { $0.name == "shapePoints" }!.bytes / 8
+        let distinctShapes = expected.enumerated().filter { i, _ in
+            guard let r = graph.reverseEdge(of: map[i]) else { return true }
+            return map[i] < r
+        }.reduce(0) { $0 + $1.element.count - 2 }
+        #expect(stored == distinctShapes)
+    }
+}

@@ -42,7 +42,9 @@ func randomGraph(seed: UInt64, nodes: Int = 400, edges: Int = 900, spanMeters: D
         let access = allModes.randomElement(using: &rng)!
         b.addEdge(from: NodeID(u), to: NodeID(v), shape: shape, attributes: EdgeAttributes(access: access, osmWayID: Int64(w)))
         if Bool.random(using: &rng) {
-            b.addEdge(from: NodeID(v), to: NodeID(u), shape: shape.reversed(), attributes: EdgeAttributes(access: access, osmWayID: Int64(w)))
+            // Twins often differ in access (oneway for some modes), which the index must honour per direction.
+            let backAccess = Bool.random(using: &rng) ? access : allModes.randomElement(using: &rng)!
+            b.addEdge(from: NodeID(v), to: NodeID(u), shape: shape.reversed(), attributes: EdgeAttributes(access: backAccess, osmWayID: Int64(w)))
         }
     }
     return try b.build()
