@@ -104,7 +104,8 @@ func routesCommand(graphPath: String, pairsPath: String, outdir: String, algorit
     let loadSeconds = seconds(clock.now - loadStart)
     let rssLoaded = residentMiB()
     let landmarkStart = clock.now
-    let landmarks = LandmarkIndex.build(graph: graph, modes: [.driving], landmarkCount: 8)
+    let landmarkCount = Int(ProcessInfo.processInfo.environment["LANDMARKS"] ?? "") ?? 8
+    let landmarks = LandmarkIndex.build(graph: graph, modes: [.driving], landmarkCount: landmarkCount)
     let landmarkSeconds = seconds(clock.now - landmarkStart)
     let router = Router(graph: graph, landmarks: landmarks)
     let fileBytes = (try? FileManager.default.attributesOfItem(atPath: graphPath)[.size] as? Int) ?? 0

@@ -78,11 +78,50 @@ final class SearchLabels {
     }
 }
 
+/// Per-node cache of the ALT potential for the current query: all outgoing edges of a node share it.
+final class NodePotentialCache {
+    private let count: Int
+    private let stamp: UnsafeMutablePointer<UInt32>
+    private let value: UnsafeMutablePointer<Double>
+    private var current: UInt32 = 0
+
+    init(nodeCount: Int) {
+        count = max(nodeCount, 1)
+        stamp = .allocate(capacity: count)
+        stamp.initialize(repeating: 0, count: count)
+        value = .allocate(capacity: count)
+        value.initialize(repeating: 0, count: count)
+    }
+
+    deinit {
+        stamp.deallocate()
+        value.deallocate()
+    }
+
+    func reset() {
+        if current == UInt32.max {
+            stamp.update(repeating: 0, count: count)
+            current = 0
+        }
+        current += 1
+    }
+
+    @inline(__always) func potential(of node: NodeID, _ compute: (NodeID) -> Double) -> Double {
+        let i = Int(node)
+        if stamp[i] == current { return value[i] }
+        let v = compute(node)
+        stamp[i] = current
+        value[i] = v
+        return v
+    }
+}
+
 /// The three exact shortest-path methods on directed edges.
 struct EdgeSearch {
     let model: EdgeCostModel
     let forward: SearchLabels
     let backward: SearchLabels
+    let potentials: NodePotentialCache
 
     private var graph: RoadGraph { model.graph }
     private var edgeCount: UInt32 { UInt32(model.graph.edgeCount) }
@@ -125,6 +164,7 @@ struct EdgeSearch {
         from sources: [PathEndpoint], to targets: [PathEndpoint], potential: LandmarkPotential? = nil
     ) -> EdgePath? {
         forward.reset()
+        potentials.reset()
         var best = directPath(sources, targets)
         var bestWeight = best?.weight ?? .infinity
         var bestEnd: (edge: EdgeID, target: Int)?
@@ -137,7 +177,11 @@ struct EdgeSearch {
                 forward.parent[i] = from
             } else {
                 forward.label(f, cost: g, parent: from)
-                forward.potential[i] = potential?.value(at: graph.source(of: f)) ?? 0
+                if let potential {
+                    forward.potential[i] = potentials.potential(of: graph.source(of: f)) { potential.value(at: $0) }
+                } else {
+                    forward.potential[i] = 0
+                }
             }
             let pi = forward.potential[i]
             if pi.isFinite { forward.heap.push(g + pi, f) }
