@@ -40,7 +40,9 @@ final class SearchLabels {
     private var current: UInt32 = 0
     var heap = MinHeap()
 
-    init(edgeCount: Int) {
+    /// `withPotentials` is false for the backward direction, which never uses `potential` (its buffer then has
+    /// one entry).
+    init(edgeCount: Int, withPotentials: Bool = true) {
         count = edgeCount
         stamp = .allocate(capacity: max(edgeCount, 1))
         stamp.initialize(repeating: 0, count: max(edgeCount, 1))
@@ -48,8 +50,9 @@ final class SearchLabels {
         cost.initialize(repeating: 0, count: max(edgeCount, 1))
         parent = .allocate(capacity: max(edgeCount, 1))
         parent.initialize(repeating: 0, count: max(edgeCount, 1))
-        potential = .allocate(capacity: max(edgeCount, 1))
-        potential.initialize(repeating: 0, count: max(edgeCount, 1))
+        let potentialCount = withPotentials ? max(edgeCount, 1) : 1
+        potential = .allocate(capacity: potentialCount)
+        potential.initialize(repeating: 0, count: potentialCount)
     }
 
     deinit {

@@ -26,7 +26,7 @@ public final class Router {
         for e in 0..<graph.edgeCount { modes.formUnion(graph.access(of: EdgeID(e))) }
         supportedModes = modes
         forwardLabels = SearchLabels(edgeCount: graph.edgeCount)
-        backwardLabels = SearchLabels(edgeCount: graph.edgeCount)
+        backwardLabels = SearchLabels(edgeCount: graph.edgeCount, withPotentials: false)
         potentialCache = NodePotentialCache(nodeCount: graph.nodeCount)
     }
 
