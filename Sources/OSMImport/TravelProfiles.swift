@@ -81,6 +81,7 @@ public enum WayClassification: Sendable, Hashable {
 /// | cycling | bicycle, vehicle, access | everything but motorway(_link), busway, footway, pedestrian, steps, bridleway; trunk unless motorroad=yes |
 /// | walking | foot, access | everything but motorway(_link), busway, bridleway; trunk unless motorroad=yes |
 ///
+/// `key:forward` / `key:backward` variants of these keys apply in that direction only.
 /// Allowing values: yes, permissive, designated, destination, delivery, customers, official, permit,
 /// discouraged, dismount. Denying: no, private, agricultural, forestry, emergency, military, use_sidepath, psv, bus.
 /// `service=emergency_access` closes a way to motor vehicles by default. Destination-type values (destination,
@@ -252,7 +253,13 @@ public enum TravelProfiles {
         if tags["area"] == "yes" { return .skipped(.area) }
         if tags["impassable"] == "yes" || tags["status"] == "impassable" { return .skipped(.noAccess) }
 
-        let modes = modeAccess(tags, highwayClass: highwayClass)
+        // Direction-specific access (`motor_vehicle:backward=no`, `bicycle:forward=yes` …) overrides the plain key in
+        // that direction only.
+        let hasDirectional = tags.keys.contains { $0.hasSuffix(":forward") || $0.hasSuffix(":backward") }
+        let modesForward = hasDirectional ? modeAccess(directionalView(tags, "forward"), highwayClass: highwayClass)
+                                          : modeAccess(tags, highwayClass: highwayClass)
+        let modesBackward = hasDirectional ? modeAccess(directionalView(tags, "backward"), highwayClass: highwayClass)
+                                           : modesForward
 
         let roundabout = tags["junction"] == "roundabout" || tags["junction"] == "circular"
         let vehicleDirection = onewayValue(tags["oneway"]) ?? ((roundabout || highwayClass == .motorway) ? .forward : .both)
@@ -265,12 +272,13 @@ public enum TravelProfiles {
         var forward: ModeMask = []
         var backward: ModeMask = []
         func apply(_ mode: ModeMask, _ direction: Direction) {
-            guard modes.contains(mode) else { return }
             switch direction {
-            case .both: forward.insert(mode); backward.insert(mode)
-            case .forward: forward.insert(mode)
-            case .backward: backward.insert(mode)
-            case .closed: break
+            case .both, .forward: if modesForward.contains(mode) { forward.insert(mode) }
+            case .backward, .closed: break
+            }
+            switch direction {
+            case .both, .backward: if modesBackward.contains(mode) { backward.insert(mode) }
+            case .forward, .closed: break
             }
         }
         apply(.driving, vehicleDirection)
@@ -340,6 +348,19 @@ public enum TravelProfiles {
             maxspeedForward: maxForward, maxspeedBackward: maxBackward, maxspeedInvalid: invalid,
             zoneCountry: zoneCountry, classSpeedKph: classSpeed, cyclingSpeedKph: cycling, walkingSpeedKph: walking,
             ferryDurationSeconds: ferryDuration))
+    }
+
+    static let accessKeys: Set<String> = ["access", "vehicle", "motor_vehicle", "motorcar", "motorcycle", "psv", "taxi", "bicycle", "foot"]
+
+    /// The tags as seen travelling in `direction` ("forward"/"backward"): `key:direction` replaces `key` for access keys.
+    static func directionalView(_ tags: OSMTags, _ direction: String) -> OSMTags {
+        var view = tags
+        let suffix = ":" + direction
+        for (key, value) in tags where key.hasSuffix(suffix) {
+            let base = String(key.dropLast(suffix.count))
+            if accessKeys.contains(base) { view[base] = value }
+        }
+        return view
     }
 
     /// `duration` of a ferry: "HH:MM", "HH:MM:SS", plain minutes, or ISO 8601 "PT1H30M". Seconds; nil if unreadable.

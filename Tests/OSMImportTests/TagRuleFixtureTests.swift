@@ -79,6 +79,17 @@ import TestKit
         #expect(f.graph.ref(of: ab) == "E18")
     }
 
+    @Test func directionalAccessTags() throws {
+        let f = try imported(["highway": "residential", "motor_vehicle:backward": "no"])
+        #expect(f.access("A", "B") == .all)
+        #expect(f.access("C", "B") == [.cycling, .walking])
+        let g = try imported(["highway": "residential", "oneway": "yes", "bicycle:backward": "no", "oneway:bicycle": "no"])
+        #expect(g.access("C", "B") == [.walking])
+        let h = try imported(["highway": "busway", "psv:forward": "yes"])
+        #expect(h.access("A", "B") == [.taxi])
+        #expect(h.edge("C", "B") == nil)
+    }
+
     @Test func taxiMayUseContraflowPsvLane() throws {
         let f = try imported(["highway": "residential", "oneway": "yes", "oneway:psv": "no"])
         #expect(f.access("C", "B") == [.walking, .taxi])
