@@ -27,7 +27,7 @@ public final class TestSubscriber: Sendable {
     private let received = MessageLog()
     private let probeTopic: String
 
-    /// Starts `mosquitto_sub` on `broker` for `filters` and waits (up to 10 s) until it is subscribed.
+    /// Starts `mosquitto_sub` on `broker` for `filters` and waits (up to 30 s, generous for a loaded CI machine) until it is subscribed.
     public init(
         broker: TestBroker, filters: [String], clientID: String = "observer-\(UInt32.random(in: 0...UInt32.max))",
         persistent: Bool = true
@@ -49,7 +49,7 @@ public final class TestSubscriber: Sendable {
             received.messages.withLock { $0.append(message) }
         }
         // Probe until our own subscription delivers: then the observer is live.
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(30)
         while Date() < deadline {
             try broker.publishWithTool(topic: probeTopic, payload: "probe")
             let probeDeadline = Date().addingTimeInterval(0.5)
@@ -64,7 +64,7 @@ public final class TestSubscriber: Sendable {
             }
         }
         stop()
-        throw TestBrokerError("mosquitto_sub \(clientID) did not become ready within 10 s")
+        throw TestBrokerError("mosquitto_sub \(clientID) did not become ready within 30 s")
     }
 
     deinit { stop() }
