@@ -51,6 +51,7 @@ let package = Package(
         .testTarget(name: "OSMImportTests", dependencies: ["OSMImport", "RoadGraph", "TestKit"]),
         .testTarget(name: "RoutingTests", dependencies: ["Routing", "RoadGraph", "OSMImport", "TestKit"]),
         .testTarget(name: "MQTTTests", dependencies: ["MQTT"]),
+        .testTarget(name: "AgentTests", dependencies: ["Agent", "MQTT"]),
         .testTarget(name: "EdgeNavCLITests", dependencies: ["EdgeNavCLI", "Agent"]),
         // Integration tests against a real mosquitto, in their own target.
         .testTarget(name: "MQTTIntegrationTests", dependencies: ["MQTT", "Agent", "TestKit"]),

@@ -1,0 +1,180 @@
+import CMosquitto
+import Foundation
+import Synchronization
+
+/// A message received on a subscription.
+public struct MQTTMessage: Sendable, Equatable {
+    public let topic: String
+    public let payload: [UInt8]
+    /// True when the broker sent it from its retained store (i.e. it was published before we subscribed).
+    public let retain: Bool
+
+    public init(topic: String, payload: [UInt8], retain: Bool) {
+        self.topic = topic
+        self.payload = payload
+        self.retain = retain
+    }
+}
+
+/// What the client reports about its connection, for the agent to log and publish.
+public enum MQTTConnectionEvent: Sendable, Equatable {
+    /// A connect attempt begins (attempt 1 after start and after every lost connection).
+    case connecting(broker: String, attempt: Int)
+    /// CONNACK accepted. `sessionPresent` says the broker still had our persistent session.
+    case connected(sessionPresent: Bool)
+    /// An attempt failed before a session existed (unreachable broker, TLS, refused credentials, timeout);
+    /// the next attempt follows after `retryInSeconds`.
+    case connectionFailed(MQTTError, retryInSeconds: Double)
+    /// An established connection dropped; the next attempt follows after `retryInSeconds`.
+    case connectionLost(MQTTError, retryInSeconds: Double)
+    case subscriptionRejected(filter: String, error: MQTTError)
+    /// The broker (or libmosquitto) refused an outbox message for good; it was removed from the outbox.
+    case publishRejected(topic: String, sequence: UInt64, error: MQTTError)
+    /// The network thread ended (after `stop`, or at once with the error if the handle could not be made).
+    case stopped(MQTTError?)
+}
+
+/// An MQTT client for the agent: one persistent session, automatic reconnect with backoff, a birth
+/// message and a Last Will, and QoS 1 publishing through a durable `Outbox`.
+///
+/// ```swift
+/// let outbox = try Outbox(directory: stateDir + "/mqtt", onShed: { notice in … })
+/// let client = try MQTTClient(configuration: config, outbox: outbox,
+///                             onMessage: { message in … }, onEvent: { event in … })
+/// try client.subscribe("fleet/\(vid)/cmd/#")
+/// try client.start()
+/// try client.publish(topic: "fleet/\(vid)/position", payload: json, retain: true, kind: .state)
+/// _ = await client.stop(finalMessage: offline, timeoutSeconds: 3)
+/// ```
+/// Callbacks run on the client's network thread: keep them short and do not block in them.
+/// Call `stop` before releasing the client; a client released without `stop` disconnects cleanly in
+/// the background.
+public final class MQTTClient: Sendable {
+    public let configuration: MQTTConfiguration
+    public let outbox: Outbox
+    private let mailbox: ClientMailbox
+    private let onMessage: @Sendable (MQTTMessage) -> Void
+    private let onEvent: @Sendable (MQTTConnectionEvent) -> Void
+    private enum Lifecycle { case created, running, stopped }
+    private let lifecycle = Mutex<Lifecycle>(.created)
+
+    public init(
+        configuration: MQTTConfiguration, outbox: Outbox,
+        onMessage: @escaping @Sendable (MQTTMessage) -> Void = { _ in },
+        onEvent: @escaping @Sendable (MQTTConnectionEvent) -> Void = { _ in }
+    ) throws(MQTTError) {
+        try configuration.validate()
+        for status in [configuration.will, configuration.birth].compactMap({ $0 }) {
+            try Self.checkPublishTopic(status.topic)
+        }
+        self.configuration = configuration
+        self.outbox = outbox
+        self.mailbox = try ClientMailbox()
+        self.onMessage = onMessage
+        self.onEvent = onEvent
+    }
+
+    deinit {
+        if lifecycle.withLock({ $0 }) == .running {
+            mailbox.send(.stop(finalMessage: nil, timeoutSeconds: 0, nil))
+        }
+    }
+
+    /// Starts the network thread, which connects and keeps reconnecting until `stop`. Subscriptions made
+    /// before `start` are sent on the first connect. Calling `start` again does nothing.
+    public func start() throws(MQTTError) {
+        let shouldStart = lifecycle.withLock { state -> Bool in
+            guard state == .created else { return false }
+            state = .running
+            return true
+        }
+        guard shouldStart else { return }
+        let loop = NetworkLoopBox(
+            NetworkLoop(
+                configuration: configuration, outbox: outbox, mailbox: mailbox, onMessage: onMessage,
+                onEvent: onEvent))
+        let thread = Thread { loop.take().run() }
+        thread.name = "mqtt-network"
+        thread.start()
+    }
+
+    /// Subscribes to `filter` now (if connected) and again after every reconnect, even when the broker
+    /// reports a present session (it may have lost it). Throws `mqtt.invalidTopic` for a malformed filter.
+    public func subscribe(_ filter: String, qos: MQTTQoS = .atLeastOnce) throws(MQTTError) {
+        do {
+            try mosquittoCheck(mosquitto_sub_topic_check(filter), "mosquitto_sub_topic_check")
+        } catch {
+            throw MQTTError(
+                code: .invalidTopic, message: "invalid topic filter '\(filter)': \(error.message)",
+                operation: error.operation, rawCode: error.rawCode)
+        }
+        mailbox.addSubscription(filter, qos: qos)
+        mailbox.send(.subscribe(filter: filter, qos: qos))
+    }
+
+    /// Queues a QoS 1 message in the outbox (durably) and returns its outbox sequence number. It is sent
+    /// as soon as the session is up, in order, and re-sent after reconnects until PUBACKed — also by a
+    /// later process using the same outbox directory. Throws `mqtt.invalidTopic`, `mqtt.outboxFull`
+    /// (only events left and no room: nothing was stored), `mqtt.payloadTooLarge` or `mqtt.outboxIO`.
+    @discardableResult
+    public func publish(topic: String, payload: [UInt8], retain: Bool, kind: MessageKind) throws(MQTTError)
+        -> UInt64
+    {
+        try Self.checkPublishTopic(topic)
+        let sequence = try outbox.append(topic: topic, payload: payload, retain: retain, kind: kind)
+        mailbox.wakePipe.wake()
+        return sequence
+    }
+
+    /// Waits until every outbox message is PUBACKed. Returns false if `timeoutSeconds` passed first.
+    public func flush(timeoutSeconds: Double) async -> Bool {
+        guard lifecycle.withLock({ $0 }) == .running else { return outbox.isEmpty }
+        let deadline = ContinuousClock.now + .milliseconds(Int(timeoutSeconds * 1000))
+        return await withCheckedContinuation { continuation in
+            mailbox.send(.flush(deadline: deadline, continuation))
+        }
+    }
+
+    /// Graceful shutdown: if connected, publishes `finalMessage` (e.g. the retained offline status) at QoS 1,
+    /// waits up to `timeoutSeconds` for its PUBACK, then sends DISCONNECT so the broker does NOT publish the
+    /// will, and ends the network thread. Unsent outbox messages stay on disk for the next process.
+    /// Returns true if the final message was acknowledged (false if there was none, or no connection).
+    @discardableResult
+    public func stop(finalMessage: MQTTStatusMessage? = nil, timeoutSeconds: Double = 5) async -> Bool {
+        let wasRunning = lifecycle.withLock { state -> Bool in
+            defer { state = .stopped }
+            return state == .running
+        }
+        guard wasRunning else { return false }
+        return await withCheckedContinuation { continuation in
+            mailbox.send(.stop(finalMessage: finalMessage, timeoutSeconds: timeoutSeconds, continuation))
+        }
+    }
+
+    private static func checkPublishTopic(_ topic: String) throws(MQTTError) {
+        do {
+            try mosquittoCheck(mosquitto_pub_topic_check(topic), "mosquitto_pub_topic_check")
+        } catch {
+            throw MQTTError(
+                code: .invalidTopic, message: "invalid topic '\(topic)': \(error.message)",
+                operation: error.operation, rawCode: error.rawCode)
+        }
+    }
+}
+
+/// Hands the not-yet-started `NetworkLoop` to its thread. The loop is not Sendable (it is confined to the
+/// network thread); this box is `@unchecked Sendable` because `take()` is called exactly once, by that
+/// thread, after which the creating thread never touches the loop again. The lock makes the hand-over a
+/// proper happens-before edge.
+private final class NetworkLoopBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var loop: NetworkLoop?
+    init(_ loop: NetworkLoop) { self.loop = loop }
+    func take() -> NetworkLoop {
+        lock.lock()
+        defer { lock.unlock() }
+        let taken = loop!
+        loop = nil
+        return taken
+    }
+}

@@ -1,0 +1,472 @@
+import Foundation
+import Synchronization
+
+/// What a published message is, which decides what the outbox may do with it under pressure.
+public enum MessageKind: String, Sendable, Codable {
+    /// A retained state topic (position, route progress…): only the latest value per topic matters, so a
+    /// newer `.state` on the same topic replaces an unacknowledged older one, and `.state` messages are
+    /// shed first when the outbox is full.
+    case state
+    /// A discrete event (arrival, route change…): never coalesced, never shed.
+    case event
+}
+
+/// A message waiting in the outbox for its PUBACK. `sequence` is the outbox's global send order.
+public struct OutboxMessage: Sendable, Equatable {
+    public let sequence: UInt64
+    public let topic: String
+    public let payload: [UInt8]
+    public let retain: Bool
+    public let kind: MessageKind
+    /// Topic plus payload bytes, the unit of `OutboxConfiguration.maxBytes`.
+    public var size: Int { topic.utf8.count + payload.count }
+}
+
+/// Reported through the outbox's `onShed` callback for every message dropped to make room.
+public struct OutboxShedNotice: Sendable, Equatable {
+    public let topic: String
+    public let sequence: UInt64
+    public let kind: MessageKind
+    public let payloadBytes: Int
+    /// Why it was dropped, for the agent's error topic.
+    public let reason: String
+}
+
+/// Bounds and durability of the outbox. Defaults suit a vehicle that may be offline for hours.
+public struct OutboxConfiguration: Sendable, Equatable {
+    /// Most messages kept (acknowledged ones do not count). Default 10 000.
+    public var maxMessages: Int = 10_000
+    /// Most topic + payload bytes kept. Default 16 MiB.
+    public var maxBytes: Int = 16 << 20
+    /// The journal is rewritten with only live records once it is larger than both this (bytes, default
+    /// 1 MiB) and twice the live records' size.
+    public var compactionThresholdBytes: Int = 1 << 20
+    /// fsync the journal inside every `append` (slow on flash, survives power loss at once). Default false:
+    /// appends are written (so they survive a process crash or kill -9 at once) and fsync'd in a group
+    /// commit by the client's network thread before the messages are sent to the broker.
+    public var syncEveryAppend: Bool = false
+
+    public init(
+        maxMessages: Int = 10_000, maxBytes: Int = 16 << 20, compactionThresholdBytes: Int = 1 << 20,
+        syncEveryAppend: Bool = false
+    ) {
+        self.maxMessages = maxMessages
+        self.maxBytes = maxBytes
+        self.compactionThresholdBytes = compactionThresholdBytes
+        self.syncEveryAppend = syncEveryAppend
+    }
+}
+
+/// A durable, bounded FIFO of QoS 1 messages awaiting PUBACK, journaled in a state directory so that a
+/// fresh process with the same directory re-sends whatever was not acknowledged.
+///
+/// Ordering guarantee: messages are handed to the broker in `sequence` order (the order of `append`),
+/// on one connection at a time, so every subscriber sees each topic's messages in publish order. Two
+/// exceptions, both by design: a coalesced `.state` message takes the place of its latest value (it is not
+/// sent at its older position), and after a reconnect the unacknowledged tail is re-sent, so a subscriber
+/// may see a message again (at-least-once) — the first occurrences are still in order.
+///
+/// When full: the oldest `.state` messages are shed (each reported through `onShed`) until the new message
+/// fits. If shedding every older `.state` message would still not make room (only events remain), `append`
+/// throws `mqtt.outboxFull` and stores nothing: events are never dropped silently, the caller decides.
+///
+/// Thread safety: all state is behind one `Mutex`; the shed callback runs after the lock is released.
+public final class Outbox: Sendable {
+    public let directory: String
+    public let configuration: OutboxConfiguration
+    private let onShed: @Sendable (OutboxShedNotice) -> Void
+    private let storage: Mutex<Storage>
+
+    /// Bytes cut from the journal's tail at open because they were torn or corrupt (0 for a clean file).
+    public let recoveredTornBytes: Int
+
+    /// Opens (creating if needed) the outbox in `directory`. Only one `Outbox` may hold a directory at a time
+    /// (an advisory lock on `outbox.lock`, released on close or process exit, kill -9 included).
+    public init(
+        directory: String, configuration: OutboxConfiguration = OutboxConfiguration(),
+        onShed: @escaping @Sendable (OutboxShedNotice) -> Void = { _ in }
+    ) throws(MQTTError) {
+        self.directory = directory
+        self.configuration = configuration
+        self.onShed = onShed
+        var storage = try Storage.open(directory: directory, configuration: configuration)
+        recoveredTornBytes = storage.recoveredTornBytes
+        try storage.compactIfWorthwhile()
+        self.storage = Mutex(storage)
+    }
+
+    deinit {
+        storage.withLock { $0.close() }
+    }
+
+    /// Stores a message for QoS 1 delivery and returns its sequence number.
+    /// Throws `mqtt.outboxFull` (nothing stored) or `mqtt.payloadTooLarge` or `mqtt.outboxIO`.
+    @discardableResult
+    public func append(topic: String, payload: [UInt8], retain: Bool, kind: MessageKind) throws(MQTTError)
+        -> UInt64
+    {
+        let (sequence, shed) = try storage.withLock { storage throws(MQTTError) in
+            try storage.append(topic: topic, payload: payload, retain: retain, kind: kind)
+        }
+        for notice in shed { onShed(notice) }
+        return sequence
+    }
+
+    /// Marks a message acknowledged (PUBACK received): it will never be sent again. Unknown numbers are ignored.
+    public func acknowledge(_ sequence: UInt64) {
+        storage.withLock { $0.remove(sequence) }
+    }
+
+    /// Up to `limit` messages with a sequence number greater than `sequence`, in order.
+    public func pending(after sequence: UInt64, limit: Int) -> [OutboxMessage] {
+        storage.withLock { $0.pending(after: sequence, limit: limit) }
+    }
+
+    /// All messages awaiting PUBACK, in order.
+    public func snapshot() -> [OutboxMessage] { pending(after: 0, limit: .max) }
+
+    public var count: Int { storage.withLock { $0.messages.count } }
+    /// Topic + payload bytes held.
+    public var byteCount: Int { storage.withLock { $0.liveBytes } }
+    public var isEmpty: Bool { count == 0 }
+    /// Current journal file size in bytes (for tests and diagnostics).
+    public var journalBytes: Int { storage.withLock { $0.journalLength } }
+
+    /// fsyncs appends written since the last sync (the group commit). Cheap when nothing is pending.
+    public func sync() throws(MQTTError) {
+        try storage.withLock { storage throws(MQTTError) in try storage.syncIfNeeded() }
+    }
+
+    /// Rewrites the journal with only the live records.
+    public func compact() throws(MQTTError) {
+        try storage.withLock { storage throws(MQTTError) in try storage.compact() }
+    }
+
+    /// Syncs and releases the directory. Further use throws `mqtt.outboxIO`.
+    public func close() {
+        storage.withLock { $0.close() }
+    }
+}
+
+// MARK: - Storage (always used under the Outbox's lock)
+
+private struct Storage: ~Copyable {
+    let directory: String
+    let configuration: OutboxConfiguration
+    var journalFD: Int32
+    var lockFD: Int32
+    var messages: [UInt64: OutboxMessage] = [:]
+    /// Sequence numbers in order; entries no longer in `messages` are skipped and swept out lazily.
+    var order: [UInt64] = []
+    var orderHead = 0
+    var latestStateByTopic: [String: UInt64] = [:]
+    var nextSequence: UInt64 = 1
+    var liveBytes = 0
+    var journalLength = 0
+    var liveRecordBytes = 0
+    var needsSync = false
+    var recoveredTornBytes = 0
+
+    var journalPath: String { directory + "/outbox.journal" }
+
+    static func open(directory: String, configuration: OutboxConfiguration) throws(MQTTError) -> Storage {
+        try ensureDirectory(directory)
+        let lockFD = Glibc.open(directory + "/outbox.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard lockFD >= 0 else { throw ioError("open outbox.lock") }
+        guard flock(lockFD, LOCK_EX | LOCK_NB) == 0 else {
+            let error = ioError("lock outbox.lock (is another process using \(directory)?)")
+            Glibc.close(lockFD)
+            throw error
+        }
+        let path = directory + "/outbox.journal"
+        let fd = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            let error = ioError("open \(path)")
+            Glibc.close(lockFD)
+            throw error
+        }
+        var storage = Storage(directory: directory, configuration: configuration, journalFD: fd, lockFD: lockFD)
+        try storage.load()
+        return storage
+    }
+
+    private init(directory: String, configuration: OutboxConfiguration, journalFD: Int32, lockFD: Int32) {
+        self.directory = directory
+        self.configuration = configuration
+        self.journalFD = journalFD
+        self.lockFD = lockFD
+    }
+
+    private mutating func load() throws(MQTTError) {
+        let bytes = try readAll(journalFD)
+        guard let replay = OutboxJournal.replay(bytes) else {
+            throw Storage.ioError("\(journalPath) is not an EdgeNav outbox journal", errnoValue: 0)
+        }
+        var maxSequence: UInt64 = 0
+        for record in replay.records {
+            switch record {
+            case .put(let message):
+                maxSequence = max(maxSequence, message.sequence)
+                insert(message)
+            case .remove(let sequence):
+                maxSequence = max(maxSequence, sequence)
+                remove(sequence, journal: false)
+            }
+        }
+        nextSequence = maxSequence + 1
+        recoveredTornBytes = replay.droppedBytes
+        if replay.validLength < OutboxJournal.headerLength {
+            // New file, or a header torn during creation.
+            try truncate(to: 0)
+            try write(OutboxJournal.magic)
+            try fsyncJournal()
+        } else if replay.droppedBytes > 0 {
+            try truncate(to: replay.validLength)
+            try fsyncJournal()
+        }
+        journalLength = max(replay.validLength, OutboxJournal.headerLength)
+        guard lseek(journalFD, off_t(journalLength), SEEK_SET) >= 0 else { throw Storage.ioError("seek journal") }
+    }
+
+    mutating func append(topic: String, payload: [UInt8], retain: Bool, kind: MessageKind) throws(MQTTError)
+        -> (UInt64, [OutboxShedNotice])
+    {
+        guard journalFD >= 0 else { throw Storage.ioError("outbox is closed", errnoValue: 0) }
+        let size = topic.utf8.count + payload.count
+        guard size <= configuration.maxBytes, size <= OutboxJournal.maxBodyLength - 32 else {
+            throw MQTTError(
+                code: .payloadTooLarge,
+                message: "message of \(size) bytes exceeds the outbox limit of \(configuration.maxBytes) bytes",
+                operation: "Outbox.append")
+        }
+        // A newer state value supersedes an older one on the same topic: not a loss, so not reported.
+        let superseded = kind == .state ? latestStateByTopic[topic] : nil
+        var countAfter = messages.count + 1 - (superseded == nil ? 0 : 1)
+        var bytesAfter = liveBytes + size - (superseded.flatMap { messages[$0]?.size } ?? 0)
+
+        // Decide before touching anything whether shedding older states can make room.
+        var victims: [OutboxMessage] = []
+        if countAfter > configuration.maxMessages || bytesAfter > configuration.maxBytes {
+            let states = latestStateByTopic.values.filter { $0 != superseded }.sorted()
+            for sequence in states {
+                guard countAfter > configuration.maxMessages || bytesAfter > configuration.maxBytes else { break }
+                guard let victim = messages[sequence] else { continue }
+                victims.append(victim)
+                countAfter -= 1
+                bytesAfter -= victim.size
+            }
+            if countAfter > configuration.maxMessages || bytesAfter > configuration.maxBytes {
+                throw MQTTError(
+                    code: .outboxFull,
+                    message:
+                        "outbox full (\(messages.count) messages, \(liveBytes) bytes; limits \(configuration.maxMessages) / \(configuration.maxBytes)) and only events remain; \(kind.rawValue) on \(topic) refused",
+                    operation: "Outbox.append")
+            }
+        }
+
+        let message = OutboxMessage(
+            sequence: nextSequence, topic: topic, payload: payload, retain: retain, kind: kind)
+        var buffer: [UInt8] = []
+        OutboxJournal.encode(.put(message), into: &buffer)
+        if let superseded { OutboxJournal.encode(.remove(sequence: superseded), into: &buffer) }
+        for victim in victims { OutboxJournal.encode(.remove(sequence: victim.sequence), into: &buffer) }
+        try write(buffer)  // one write: the put and its removals land together or are torn together
+        nextSequence += 1
+        if let superseded { remove(superseded, journal: false) }
+        for victim in victims { remove(victim.sequence, journal: false) }
+        insert(message)
+        needsSync = true
+        if configuration.syncEveryAppend { try syncIfNeeded() }
+        let notices = victims.map {
+            OutboxShedNotice(
+                topic: $0.topic, sequence: $0.sequence, kind: $0.kind, payloadBytes: $0.payload.count,
+                reason: "outbox full: oldest state message shed to make room for a \(kind.rawValue) on \(topic)")
+        }
+        return (message.sequence, notices)
+    }
+
+    private mutating func insert(_ message: OutboxMessage) {
+        messages[message.sequence] = message
+        order.append(message.sequence)
+        liveBytes += message.size
+        liveRecordBytes += OutboxJournal.recordHeaderLength + 19 + message.size
+        if message.kind == .state {
+            if let older = latestStateByTopic[message.topic], older != message.sequence {
+                remove(older, journal: false)
+            }
+            latestStateByTopic[message.topic] = message.sequence
+        }
+    }
+
+    mutating func remove(_ sequence: UInt64) { remove(sequence, journal: true) }
+
+    private mutating func remove(_ sequence: UInt64, journal: Bool) {
+        guard let message = messages.removeValue(forKey: sequence) else { return }
+        liveBytes -= message.size
+        liveRecordBytes -= OutboxJournal.recordHeaderLength + 19 + message.size
+        if message.kind == .state, latestStateByTopic[message.topic] == sequence {
+            latestStateByTopic[message.topic] = nil
+        }
+        if messages.isEmpty {
+            order.removeAll(keepingCapacity: true)
+            orderHead = 0
+        } else {
+            while orderHead < order.count, messages[order[orderHead]] == nil { orderHead += 1 }
+            if orderHead > 1024 && orderHead * 2 > order.count {
+                order.removeFirst(orderHead)
+                orderHead = 0
+            }
+        }
+        guard journal, journalFD >= 0 else { return }
+        var buffer: [UInt8] = []
+        OutboxJournal.encode(.remove(sequence: sequence), into: &buffer)
+        // A lost removal only means a duplicate delivery later (at-least-once), so no fsync here and a failed
+        // write is not fatal; compaction will rewrite the journal from memory anyway.
+        try? write(buffer)
+        try? compactIfWorthwhile()
+    }
+
+    func pending(after sequence: UInt64, limit: Int) -> [OutboxMessage] {
+        guard limit > 0, orderHead < order.count else { return [] }
+        // `order` is sorted: binary search for the first sequence > `sequence`.
+        var low = orderHead
+        var high = order.count
+        while low < high {
+            let mid = (low + high) / 2
+            if order[mid] <= sequence { low = mid + 1 } else { high = mid }
+        }
+        var result: [OutboxMessage] = []
+        var index = low
+        while index < order.count && result.count < limit {
+            if let message = messages[order[index]] { result.append(message) }
+            index += 1
+        }
+        return result
+    }
+
+    mutating func compactIfWorthwhile() throws(MQTTError) {
+        let live = OutboxJournal.headerLength + liveRecordBytes
+        if journalLength > configuration.compactionThresholdBytes && journalLength > 2 * live {
+            try compact()
+        }
+    }
+
+    /// Writes live records to a temporary file, fsyncs it, renames it over the journal and fsyncs the
+    /// directory, so a crash at any point leaves either the old or the new journal, both complete.
+    mutating func compact() throws(MQTTError) {
+        guard journalFD >= 0 else { return }
+        var buffer = OutboxJournal.magic
+        for sequence in order[orderHead...] {
+            if let message = messages[sequence] { OutboxJournal.encode(.put(message), into: &buffer) }
+        }
+        // Keep the high-water mark so sequence numbers never go backwards across a restart.
+        if nextSequence > 1 { OutboxJournal.encode(.remove(sequence: nextSequence - 1), into: &buffer) }
+        let temporaryPath = journalPath + ".tmp"
+        let fd = Glibc.open(temporaryPath, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw Storage.ioError("open \(temporaryPath)") }
+        do throws(MQTTError) {
+            try Storage.writeAll(fd, buffer)
+            guard fsync(fd) == 0 else { throw Storage.ioError("fsync \(temporaryPath)") }
+            guard rename(temporaryPath, journalPath) == 0 else { throw Storage.ioError("rename outbox journal") }
+        } catch {
+            Glibc.close(fd)
+            unlink(temporaryPath)
+            throw error
+        }
+        Storage.fsyncDirectory(directory)
+        Glibc.close(journalFD)
+        journalFD = fd
+        journalLength = buffer.count
+        needsSync = false
+        order = Array(order[orderHead...].filter { messages[$0] != nil })
+        orderHead = 0
+    }
+
+    mutating func syncIfNeeded() throws(MQTTError) {
+        guard needsSync, journalFD >= 0 else { return }
+        try fsyncJournal()
+        needsSync = false
+    }
+
+    mutating func close() {
+        guard journalFD >= 0 else { return }
+        _ = fsync(journalFD)
+        Glibc.close(journalFD)
+        journalFD = -1
+        flock(lockFD, LOCK_UN)
+        Glibc.close(lockFD)
+        lockFD = -1
+    }
+
+    deinit {
+        if journalFD >= 0 { Glibc.close(journalFD) }
+        if lockFD >= 0 { Glibc.close(lockFD) }
+    }
+
+    // MARK: File helpers
+
+    private mutating func write(_ bytes: [UInt8]) throws(MQTTError) {
+        try Storage.writeAll(journalFD, bytes)
+        journalLength += bytes.count
+    }
+
+    private func fsyncJournal() throws(MQTTError) {
+        guard fdatasync(journalFD) == 0 else { throw Storage.ioError("fsync outbox journal") }
+    }
+
+    private mutating func truncate(to length: Int) throws(MQTTError) {
+        guard ftruncate(journalFD, off_t(length)) == 0, lseek(journalFD, off_t(length), SEEK_SET) >= 0 else {
+            throw Storage.ioError("truncate outbox journal")
+        }
+        journalLength = length
+    }
+
+    private func readAll(_ fd: Int32) throws(MQTTError) -> [UInt8] {
+        var result: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        guard lseek(fd, 0, SEEK_SET) >= 0 else { throw Storage.ioError("seek journal") }
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw Storage.ioError("read outbox journal")
+            }
+            if count == 0 { return result }
+            result.append(contentsOf: chunk[0..<count])
+        }
+    }
+
+    private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws(MQTTError) {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, bytes.count - offset) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw ioError("write outbox journal")
+            }
+            offset += written
+        }
+    }
+
+    private static func fsyncDirectory(_ path: String) {
+        let fd = Glibc.open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        _ = fsync(fd)
+        Glibc.close(fd)
+    }
+
+    private static func ensureDirectory(_ path: String) throws(MQTTError) {
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        } catch {
+            throw MQTTError(
+                code: .outboxIO, message: "cannot create \(path): \(error.localizedDescription)",
+                operation: "Outbox.open")
+        }
+    }
+
+    static func ioError(_ what: String, errnoValue: Int32 = errno) -> MQTTError {
+        let reason = errnoValue == 0 ? "" : ": " + String(cString: strerror(errnoValue))
+        return MQTTError(code: .outboxIO, message: what + reason, operation: "Outbox", rawCode: nil)
+    }
+}
