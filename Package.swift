@@ -28,6 +28,7 @@ let package = Package(
 
         // MARK: Query
         .target(name: "Routing", dependencies: ["RoadGraph"]),
+        .target(name: "Navigation", dependencies: ["Geo", "RoadGraph", "Routing"]),
 
         // MARK: Transport (libmosquitto lives behind CMosquitto and MQTT)
         .systemLibrary(
@@ -50,6 +51,7 @@ let package = Package(
         .testTarget(name: "RoadGraphTests", dependencies: ["RoadGraph", "TestKit"]),
         .testTarget(name: "OSMImportTests", dependencies: ["OSMImport", "RoadGraph", "TestKit"]),
         .testTarget(name: "RoutingTests", dependencies: ["Routing", "RoadGraph", "OSMImport", "TestKit"]),
+        .testTarget(name: "NavigationTests", dependencies: ["Navigation", "Routing", "RoadGraph", "OSMImport", "TestKit"]),
         .testTarget(name: "MQTTTests", dependencies: ["MQTT"]),
         .testTarget(name: "AgentTests", dependencies: ["Agent", "MQTT"]),
         .testTarget(name: "EdgeNavCLITests", dependencies: ["EdgeNavCLI", "Agent"]),
