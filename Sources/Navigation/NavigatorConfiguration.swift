@@ -41,6 +41,9 @@ public struct NavigatorConfiguration: Sendable, Hashable {
     public var ownSpeedWeight: Double = 0.5
     /// … but the own speed counts at least this fraction of the model speed (stops are junction delays). Default 0.3.
     public var ownSpeedFloorFraction: Double = 0.3
+    /// The own speed counts only while moving at least this fast (standing at the start or at a light says nothing
+    /// about the road's speed). Default 2 m/s.
+    public var ownSpeedMinimumMetersPerSecond: Double = 2
     /// Time constant of the own-speed smoothing, seconds. Default 5 s.
     public var ownSpeedSmoothingSeconds: Double = 5
     /// The vehicle reports its own speed on a way to the traffic model after moving at least this long on it. Default 10 s.

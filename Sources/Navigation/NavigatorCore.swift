@@ -439,7 +439,8 @@ public final class NavigatorCore {
     private func remaining(_ p: LegProgress) -> (seconds: Double, meters: Double) {
         let along = p.along
         let meters = max(0, p.route.lengthMeters - along)
-        let seconds = p.time.remainingSeconds(atDistance: along, ownSpeedMetersPerSecond: ownSpeed,
+        let moving = ownSpeed.flatMap { $0 >= configuration.ownSpeedMinimumMetersPerSecond ? $0 : nil }
+        let seconds = p.time.remainingSeconds(atDistance: along, ownSpeedMetersPerSecond: moving,
                                               ownSpeedWeight: configuration.ownSpeedWeight,
                                               ownSpeedFloor: configuration.ownSpeedFloorFraction)
         return (seconds, meters)
@@ -450,12 +451,14 @@ public final class NavigatorCore {
         guard isGuidanceActive, let p = progress, let destination = destinations.first else { return [] }
         let (seconds, meters) = p.arrived ? (0.0, 0.0) : remaining(p)
         var events: [NavigationEvent] = []
-        if lastReportedSeconds.map({ abs(seconds - $0) >= timeUpdateThresholdSeconds }) ?? true {
+        // The final 0 at arrival is always reported; otherwise a change must reach the threshold (within a
+        // micrometre / microsecond, so exact steps are not lost to rounding).
+        if lastReportedSeconds.map({ abs(seconds - $0) >= timeUpdateThresholdSeconds - 1e-6 || (p.arrived && $0 != 0) }) ?? true {
             lastReportedSeconds = seconds
             events.append(.remainingTime(RemainingTimeEvent(timestamp: time, remainingSeconds: seconds, remainingMeters: meters,
                                                             waypointIndex: destination.index)))
         }
-        if lastReportedMeters.map({ abs(meters - $0) >= distanceUpdateThresholdMeters }) ?? true {
+        if lastReportedMeters.map({ abs(meters - $0) >= distanceUpdateThresholdMeters - 1e-6 || (p.arrived && $0 != 0) }) ?? true {
             lastReportedMeters = meters
             events.append(.remainingDistance(RemainingDistanceEvent(timestamp: time, remainingMeters: meters,
                                                                     remainingSeconds: seconds, waypointIndex: destination.index)))
