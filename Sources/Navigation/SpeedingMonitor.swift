@@ -6,8 +6,9 @@ public struct SpeedingConfiguration: Sendable, Hashable {
     /// threshold. Default 0.03: 1.5 km/h at 50 km/h, above the ±0.5 km/h jitter of Doppler speeds, so a driver
     /// holding 55 in a 50 zone with minor at 10 % gets one minor event, not a flapping series.
     public var hysteresisFraction: Double = 0.03
-    /// While the severity stays the same, a new event only when the percentage moved at least this much. Default 1.
-    public var percentageReportStep: Double = 1
+    /// While the severity stays the same, a new event only when the percentage moved at least this much. Default 2
+    /// (percentage points): Doppler speed jitter of ±0.5 km/h is ±1 % at 50 km/h and must not produce a stream.
+    public var percentageReportStep: Double = 2
     public init() {}
 }
 
