@@ -28,7 +28,10 @@ let package = Package(
 
         // MARK: Query
         .target(name: "Routing", dependencies: ["RoadGraph"]),
-        .target(name: "Navigation", dependencies: ["Geo", "RoadGraph", "Routing"]),
+        .target(name: "MapMatching", dependencies: ["Geo", "RoadGraph", "Routing"]),
+        // Drives routes and makes noisy GPS traces with ground truth (tests, benchmarks, the location simulator).
+        .target(name: "TraceSimulation", dependencies: ["Geo", "RoadGraph", "Routing", "MapMatching"]),
+        .target(name: "Navigation", dependencies: ["Geo", "RoadGraph", "Routing", "MapMatching", "TraceSimulation"]),
 
         // MARK: Transport (libmosquitto lives behind CMosquitto and MQTT)
         .systemLibrary(
@@ -42,6 +45,10 @@ let package = Package(
         .target(name: "Agent", dependencies: ["MQTT", "RoadGraph", "Routing"]),
         .target(name: "EdgeNavCLI", dependencies: ["Agent", "OSMImport", "Routing"]),
         .executableTarget(name: "edgenav", dependencies: ["EdgeNavCLI"]),
+        // Accuracy and speed of MapMatching on simulated drives (scripts/bench-matching runs it in release).
+        .executableTarget(name: "MatchingBenchmark",
+                          dependencies: ["MapMatching", "TraceSimulation", "Routing", "RoadGraph", "OSMImport"],
+                          path: "Benchmarks/matching/Sources/MatchingBenchmark"),
 
         // MARK: Test support: a real mosquitto launcher, ASCII-art maps
         .target(name: "TestKit", dependencies: ["Geo"]),
@@ -51,7 +58,10 @@ let package = Package(
         .testTarget(name: "RoadGraphTests", dependencies: ["RoadGraph", "TestKit"]),
         .testTarget(name: "OSMImportTests", dependencies: ["OSMImport", "RoadGraph", "TestKit"]),
         .testTarget(name: "RoutingTests", dependencies: ["Routing", "RoadGraph", "OSMImport", "TestKit"]),
-        .testTarget(name: "NavigationTests", dependencies: ["Navigation", "Routing", "RoadGraph", "OSMImport", "TestKit"]),
+        .testTarget(name: "MapMatchingTests",
+                    dependencies: ["MapMatching", "TraceSimulation", "Routing", "RoadGraph", "OSMImport", "TestKit"]),
+        .testTarget(name: "NavigationTests",
+                    dependencies: ["Navigation", "MapMatching", "TraceSimulation", "Routing", "RoadGraph", "OSMImport", "TestKit"]),
         .testTarget(name: "MQTTTests", dependencies: ["MQTT"]),
         .testTarget(name: "AgentTests", dependencies: ["Agent", "MQTT"]),
         .testTarget(name: "EdgeNavCLITests", dependencies: ["EdgeNavCLI", "Agent"]),
