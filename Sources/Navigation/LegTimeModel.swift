@@ -99,10 +99,10 @@ struct LegTimeModel {
     /// Number of edges at or after i that live traffic covers.
     private(set) var suffixCovered: [Int]
     let portionsMeters: [Double]
-    let route: ActiveRoute
+    let route: ActiveLeg
     private(set) var trafficGeneration = -1
 
-    init(route: ActiveRoute, graph: RoadGraph, mode: TravelMode, junctions: JunctionDelayModel) {
+    init(route: ActiveLeg, graph: RoadGraph, mode: TravelMode, junctions: JunctionDelayModel) {
         self.route = route
         let edges = route.leg.edges
         var portions: [Double] = []

@@ -62,7 +62,7 @@ public final class NavigatorCore {
 
     /// Progress along the current leg.
     struct LegProgress {
-        var route: ActiveRoute
+        var route: ActiveLeg
         var time: LegTimeModel
         /// Filtered distance along the leg, metres, and speed along it, m/s, at `updatedAt`.
         var along: Double
@@ -94,7 +94,7 @@ public final class NavigatorCore {
     }
 
     /// The current leg as handed to the road-snapping provider.
-    public var activeRoute: ActiveRoute? { progress?.route }
+    public var activeLeg: ActiveLeg? { progress?.route }
 
     // MARK: Commands
 
@@ -199,7 +199,7 @@ public final class NavigatorCore {
             p.route.progressMeters = predictedAlong(p, at: time)
             progress = p
         }
-        let snapped = snapper.snap(fix, activeRoute: progress?.route)
+        let snapped = snapper.snap(fix, activeLeg: progress?.route)
         lastSnapped = snapped
         let speed = vehicleSpeed(snapped, previous: previous)
         updateOwnSpeed(speed, previous: previous, now: time)
@@ -303,7 +303,7 @@ public final class NavigatorCore {
             progress = nil
             return
         }
-        let route = ActiveRoute(leg: first, graph: graph)
+        let route = ActiveLeg(leg: first, graph: graph)
         var model = LegTimeModel(route: route, graph: graph, mode: travelMode, junctions: configuration.junctions)
         model.applyTraffic(traffic, graph: graph, mode: travelMode, at: time)
         progress = LegProgress(route: route, time: model, along: 0, velocity: max(0, ownSpeed ?? 0), updatedAt: time,
@@ -322,7 +322,7 @@ public final class NavigatorCore {
 
     private func summary(_ leg: RouteLeg, destination: ResolvedWaypoint, time: LegTimeModel?) -> RouteLegSummary {
         let model = time ?? {
-            var m = LegTimeModel(route: ActiveRoute(leg: leg, graph: graph), graph: graph, mode: travelMode,
+            var m = LegTimeModel(route: ActiveLeg(leg: leg, graph: graph), graph: graph, mode: travelMode,
                                  junctions: configuration.junctions)
             m.applyTraffic(traffic, graph: graph, mode: travelMode, at: lastSnapped?.timestamp ?? Date(timeIntervalSince1970: 0))
             return m
@@ -536,7 +536,7 @@ public final class NavigatorCore {
         let current = remaining(p).seconds
         let result = route(to: destinations, at: time)
         guard let newLegs = result.legs, let first = newLegs.first else { return nil }
-        var model = LegTimeModel(route: ActiveRoute(leg: first, graph: graph), graph: graph, mode: travelMode,
+        var model = LegTimeModel(route: ActiveLeg(leg: first, graph: graph), graph: graph, mode: travelMode,
                                  junctions: configuration.junctions)
         model.applyTraffic(traffic, graph: graph, mode: travelMode, at: time)
         let saving = current - model.totalSeconds

@@ -55,7 +55,7 @@ public struct SnappedFix: Sendable, Hashable {
 /// navigator passes the active leg so a matcher can prefer it and report `isOnRoute`. Implementations keep state
 /// between fixes (an online matcher does), hence a class protocol; `reset()` forgets it (new trip, clear).
 public protocol RoadSnappingProvider: AnyObject {
-    func snap(_ fix: RawFix, activeRoute: ActiveRoute?) -> SnappedFix
+    func snap(_ fix: RawFix, activeLeg: ActiveLeg?) -> SnappedFix
     func reset()
 }
 
@@ -103,10 +103,10 @@ public final class NearestRoadSnapper: RoadSnappingProvider {
         return course
     }
 
-    public func snap(_ fix: RawFix, activeRoute: ActiveRoute?) -> SnappedFix {
+    public func snap(_ fix: RawFix, activeLeg: ActiveLeg?) -> SnappedFix {
         let course = usableCourse(fix)
         var match: RouteMatch?
-        if let route = activeRoute {
+        if let route = activeLeg {
             let c = configuration
             match = route.project(fix.coordinate, fromMeters: route.progressMeters - c.windowBehindMeters,
                                   toMeters: route.progressMeters + c.windowAheadMeters)

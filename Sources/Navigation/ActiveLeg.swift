@@ -22,7 +22,7 @@ public struct RouteMatch: Sendable, Hashable {
 
 /// The leg the navigator is guiding along, as handed to the road-snapping provider: the leg's geometry with
 /// cumulative distances, where each route edge begins along it, and the navigator's current progress.
-public struct ActiveRoute: Sendable {
+public struct ActiveLeg: Sendable {
     public let leg: RouteLeg
     /// (latitude, longitude) vertices of the leg, `leg.geometry`.
     public let points: [Coordinate]
