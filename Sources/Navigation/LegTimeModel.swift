@@ -101,6 +101,7 @@ struct LegTimeModel {
     let portionsMeters: [Double]
     let route: ActiveLeg
     private(set) var trafficGeneration = -1
+    private(set) var trafficAppliedAt: Date?
 
     init(route: ActiveLeg, graph: RoadGraph, mode: TravelMode, junctions: JunctionDelayModel) {
         self.route = route
@@ -113,7 +114,11 @@ struct LegTimeModel {
             portions.append(portion)
             let kph = graph.freeFlowSpeedKph(of: e, mode: mode)
             free.append(kph > 0 ? portion * 3.6 / kph : 0)
-            junction.append(i + 1 < edges.count ? junctions.delaySeconds(from: e, to: edges[i + 1], graph: graph, mode: mode) : 0)
+            junction.append(0)
+        }
+        // A leg that starts or ends exactly at a node has a zero-length first or last piece: no turn happens there.
+        for i in 0..<max(0, edges.count - 1) where portions[i] >= 1 && portions[i + 1] >= 1 {
+            junction[i] = junctions.delaySeconds(from: edges[i], to: edges[i + 1], graph: graph, mode: mode)
         }
         portionsMeters = portions
         freeFlowSeconds = free
@@ -126,15 +131,23 @@ struct LegTimeModel {
         rebuildSuffixes(covered: Array(repeating: false, count: edges.count))
     }
 
-    mutating func applyTraffic(_ model: TrafficModel, graph: RoadGraph, mode: TravelMode, at time: Date) {
-        guard model.generation != trafficGeneration else { return }
+    /// Re-evaluates traffic when the model changed or `refreshSeconds` passed since the last evaluation
+    /// (observations fade with time).
+    mutating func applyTraffic(_ model: TrafficModel, graph: RoadGraph, mode: TravelMode, at time: Date,
+                               refreshSeconds: Double = 60) {
+        if model.generation == trafficGeneration, let last = trafficAppliedAt,
+           abs(time.timeIntervalSince(last)) < refreshSeconds
+        {
+            return
+        }
         trafficGeneration = model.generation
+        trafficAppliedAt = time
         var covered: [Bool] = []
         for (i, e) in route.leg.edges.enumerated() {
             let m = model.durationMultiplier(wayID: graph.osmWayID(of: e), freeFlowKph: graph.freeFlowSpeedKph(of: e, mode: mode),
                                              at: time)
             trafficSeconds[i] = freeFlowSeconds[i] * m.multiplier
-            covered.append(m.covered)
+            covered.append(m.covered && portionsMeters[i] >= 1)
         }
         rebuildSuffixes(covered: covered)
     }

@@ -49,6 +49,8 @@ public struct NavigatorConfiguration: Sendable, Hashable {
     /// The vehicle reports its own speed on a way to the traffic model after moving at least this long on it. Default 10 s.
     public var ownObservationMinimumSeconds: Double = 10
 
+    /// Traffic on the current leg is re-evaluated at least this often as observations fade, seconds. Default 60 s.
+    public var trafficRefreshSeconds: Double = 60
     /// Check for a faster route at most this often, and only after the traffic feed changed. Default 120 s.
     public var fasterRouteCheckIntervalSeconds: Double = 120
     /// Switch only when the new route saves at least this … Default 60 s.

@@ -212,6 +212,11 @@ public final class NavigatorCore {
 
         if isGuidanceActive { appendTraveled(snapped.coordinate) }
 
+        if var p = progress {
+            p.time.applyTraffic(traffic, graph: graph, mode: travelMode, at: time,
+                                refreshSeconds: configuration.trafficRefreshSeconds)
+            progress = p
+        }
         if var p = progress, !p.arrived {
             if isOffRoute(snapped) {
                 offRouteEvidence = 0
