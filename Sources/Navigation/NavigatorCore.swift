@@ -81,6 +81,8 @@ public final class NavigatorCore {
         legs.enumerated().map { i, leg in summary(leg, destination: destinations[i], time: i == 0 ? progress?.time : nil) }
     }
     public var currentRouteLeg: RouteLegSummary? { routeLegs.first }
+    /// The routed legs still ahead, as the router made them (for the location simulator and tools).
+    public var remainingRouteLegs: [RouteLeg] { legs }
 
     /// Seconds to the next destination; `.infinity` without a route.
     public var timeToNextDestination: Double {
