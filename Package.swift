@@ -50,6 +50,11 @@ let package = Package(
                           dependencies: ["MapMatching", "TraceSimulation", "Routing", "RoadGraph", "OSMImport"],
                           path: "Benchmarks/matching/Sources/MatchingBenchmark"),
 
+        // Accuracy and per-fix cost of the navigator on simulated drives (release build).
+        .executableTarget(name: "NavigationBenchmark",
+                          dependencies: ["Navigation", "MapMatching", "TraceSimulation", "Routing", "RoadGraph", "OSMImport"],
+                          path: "Benchmarks/navigation/Sources/NavigationBenchmark"),
+
         // MARK: Test support: a real mosquitto launcher, ASCII-art maps
         .target(name: "TestKit", dependencies: ["Geo"]),
 
