@@ -111,6 +111,25 @@ public struct ActiveLeg: Sendable {
                           longitude: a.longitude + (b.longitude - a.longitude) * t)
     }
 
+    /// Direction of the leg at `distance` along it, degrees.
+    public func bearing(atDistance distance: Double) -> Double {
+        guard points.count >= 2 else { return 0 }
+        var s = segmentIndex(atDistance: min(max(0, distance), lengthMeters))
+        while s < points.count - 2 && points[s] == points[s + 1] { s += 1 }
+        return Geodesy.initialBearingDegrees(from: points[s], to: points[s + 1])
+    }
+
+    /// Whether `course` agrees with the leg near `distance`: within `toleranceDegrees` of its direction there or
+    /// `aroundMeters` before or after (so a vehicle turning with the route at a junction agrees on both sides).
+    public func courseAgrees(_ course: Double, atDistance distance: Double, toleranceDegrees: Double,
+                             aroundMeters: Double = 15) -> Bool {
+        for d in [distance, distance - aroundMeters, distance + aroundMeters]
+        where Geodesy.bearingDifferenceDegrees(course, bearing(atDistance: d)) <= toleranceDegrees {
+            return true
+        }
+        return false
+    }
+
     /// Closest point of the leg to `coordinate` among the segments overlapping
     /// `[fromMeters, toMeters]` along the leg; nil for an empty leg.
     public func project(_ coordinate: Coordinate, fromMeters: Double = 0, toMeters: Double = .infinity) -> RouteMatch? {

@@ -14,8 +14,22 @@ public final class MapMatcherSnapper: RoadSnappingProvider {
     /// Search window along the leg for the route projection, behind and ahead of the progress estimate, metres.
     public var windowBehindMeters: Double = 60
     public var windowAheadMeters: Double = 600
+    /// The snapped point within this of the leg counts as on it. Default 10 m.
+    public var onRouteToleranceMeters: Double = 10
+    /// The raw fix within this of the leg counts as on it (2.5 σ of the perpendicular error for σ = 8 m, so three
+    /// fixes in a row beyond it by noise alone are one in a million). Default 20 m.
+    public var rawCorridorMeters: Double = 20
+    /// Beyond this the raw fix is off the leg whatever the matcher says. Default 40 m (5 σ).
+    public var maximumRawDistanceMeters: Double = 40
+    /// When the matcher says on route, the raw fix may be this far from the leg. Default 30 m.
+    public var routeCorridorMeters: Double = 30
+    /// A moving vehicle's course more than this off the leg's direction is not on it. Default 60°.
+    public var courseToleranceDegrees: Double = 60
+    /// … counted from this speed up. Default 3 m/s.
+    public var minimumSpeedForCourseMetersPerSecond: Double = 3
 
     public init(matcher: MapMatcher) { self.matcher = matcher }
+    let debugLog = ProcessInfo.processInfo.environment["NAV_SNAP_DEBUG"] != nil
 
     public convenience init(index: RoadGeometryIndex, mode: TravelMode = .driving,
                             configuration: MapMatchingConfiguration = MapMatchingConfiguration()) {
@@ -41,17 +55,39 @@ public final class MapMatcherSnapper: RoadSnappingProvider {
         var onRoute = false
         if let leg = activeLeg {
             let from = leg.progressMeters - windowBehindMeters, to = leg.progressMeters + windowAheadMeters
-            match = leg.project(fix.coordinate, fromMeters: from, toMeters: to)
-            if s.matched, s.isOnRoute, let onLeg = leg.project(s.coordinate, fromMeters: from, toMeters: to),
-               onLeg.distanceFromRouteMeters < 1
+            let raw = leg.project(fix.coordinate, fromMeters: from, toMeters: to)
+            match = raw
+            let snapped = s.matched ? leg.project(s.coordinate, fromMeters: from, toMeters: to) : nil
+            // The matcher's edge flickers between the route and crossing roads at junctions, and it coasts on a
+            // wrong road while the vehicle stands, so "on the route" is decided on geometry: the snapped point or
+            // the raw fix lies on the leg (or the matcher says so and the fix is within the corridor), and a
+            // moving vehicle's course does not contradict the leg's direction around that point.
+            let rawDistance = raw?.distanceFromRouteMeters ?? .infinity
+            let snappedDistance = snapped?.distanceFromRouteMeters ?? .infinity
+            // A fix far from the leg is off it even when the matcher coasts along the route (it treats a few far
+            // fixes as outliers): the navigator's hysteresis, not the matcher's, decides whether they are.
+            let near = (snappedDistance <= onRouteToleranceMeters && rawDistance <= maximumRawDistanceMeters)
+                || rawDistance <= rawCorridorMeters || (s.isOnRoute && rawDistance <= routeCorridorMeters)
+            let best = snappedDistance <= onRouteToleranceMeters ? snapped : raw
+            var contradicts = false
+            if let best, let course = fix.courseDegrees, course >= 0, let speed = fix.speedMetersPerSecond,
+               speed >= minimumSpeedForCourseMetersPerSecond, rawDistance > onRouteToleranceMeters / 2
             {
-                // Along-route position from the snapped point; distance from the route from the raw fix.
-                match = RouteMatch(edgeIndex: onLeg.edgeIndex, edge: onLeg.edge, offsetOnEdgeMeters: onLeg.offsetOnEdgeMeters,
-                                   distanceAlongLegMeters: onLeg.distanceAlongLegMeters, point: onLeg.point,
-                                   distanceFromRouteMeters: match?.distanceFromRouteMeters ?? 0,
-                                   routeBearingDegrees: onLeg.routeBearingDegrees)
+                contradicts = !leg.courseAgrees(course, atDistance: best.distanceAlongLegMeters,
+                                                toleranceDegrees: courseToleranceDegrees)
+            }
+            if near && !contradicts, let best {
+                // Along-route position from the best point; distance from the route from the raw fix.
+                var m = best
+                m.distanceFromRouteMeters = rawDistance.isFinite ? rawDistance : 0
+                match = m
                 onRoute = true
             }
+        }
+        if debugLog, activeLeg != nil, !onRoute {
+            let m2 = activeLeg!.project(s.coordinate, fromMeters: activeLeg!.progressMeters - windowBehindMeters, toMeters: activeLeg!.progressMeters + windowAheadMeters)
+            let full = activeLeg!.project(s.coordinate)
+            print("DBG t=\(Int(fix.timestamp.timeIntervalSince1970) % 100000) off: matched \(s.matched) src \(s.source) matcherOnRoute \(s.isOnRoute) edge \(s.edge.map { String($0) } ?? "-") inLeg \(s.edge.map { activeLeg!.leg.edges.contains($0) } ?? false) snappedToLeg \(m2?.distanceFromRouteMeters ?? -1) fullLeg \(full?.distanceFromRouteMeters ?? -1) along \(full?.distanceAlongLegMeters ?? -1) progress \(activeLeg!.progressMeters) rawToLeg \(match?.distanceFromRouteMeters ?? -1) speed \(fix.speedMetersPerSecond ?? -1)")
         }
         guard s.matched, let edge = s.edge else {
             return SnappedFix(fix: fix, coordinate: fix.coordinate, edge: nil, offsetOnEdgeMeters: 0, isOnRoute: false,

@@ -10,12 +10,13 @@ public struct NavigatorConfiguration: Sendable, Hashable {
     public var arrivalMeasurementSlackMeters: Double = 15
 
     /// Off route when the evidence of consecutive off-route fixes reaches this. A fix the matcher puts off the
-    /// route counts 1; one that is also at least `strongOffRouteDistanceMeters` away and heading against the
-    /// route counts 2; a fix on the route resets the count. Default 3: never one bad fix, never two outliers,
-    /// but two clear fixes (2 + 1) are enough.
+    /// route counts 1; one that is also at least `strongOffRouteDistanceMeters` from the route while the vehicle
+    /// moves against the route's direction (around that point) counts 2; a fix on the route resets the count.
+    /// Default 3: never one bad fix, never two position outliers (their course still follows the road), but two
+    /// fixes turning away from the route are enough.
     public var offRouteEvidenceThreshold: Int = 3
-    /// Default 40 m.
-    public var strongOffRouteDistanceMeters: Double = 40
+    /// Default 8 m (one σ of GPS noise: closer than that the course says little about which road).
+    public var strongOffRouteDistanceMeters: Double = 8
     /// A course differing from the route by more than this contradicts it. Default 60°.
     public var courseContradictionDegrees: Double = 60
     /// The fix's course counts only at or above this speed. Default 3 m/s.

@@ -301,6 +301,7 @@ public final class NavigatorCore {
 
     private func install(legs newLegs: [RouteLeg], destinations newDestinations: [ResolvedWaypoint], at time: Date) {
         legs = newLegs
+        checkedFeedGeneration = traffic.feedGeneration  // the new legs were routed with the current feed
         destinations = newDestinations
         offRouteEvidence = 0
         lastReportedSeconds = nil
@@ -386,7 +387,8 @@ public final class NavigatorCore {
         }
         var weight = 1
         if let match = snapped.routeMatch, let course, match.distanceFromRouteMeters >= configuration.strongOffRouteDistanceMeters,
-           Geodesy.bearingDifferenceDegrees(course, match.routeBearingDegrees) > configuration.courseContradictionDegrees
+           !p.route.courseAgrees(course, atDistance: match.distanceAlongLegMeters,
+                                 toleranceDegrees: configuration.courseContradictionDegrees)
         {
             weight = 2
         }

@@ -117,7 +117,8 @@ public final class NearestRoadSnapper: RoadSnappingProvider {
                 match = wide
             }
             if let m = match, m.distanceFromRouteMeters <= c.routeCorridorMeters,
-               course.map({ Geodesy.bearingDifferenceDegrees($0, m.routeBearingDegrees) <= c.courseToleranceDegrees }) ?? true
+               course.map({ route.courseAgrees($0, atDistance: m.distanceAlongLegMeters, toleranceDegrees: c.courseToleranceDegrees) })
+                ?? true
             {
                 return SnappedFix(
                     fix: fix, coordinate: m.point, edge: m.edge, offsetOnEdgeMeters: m.offsetOnEdgeMeters,
