@@ -25,11 +25,10 @@ public final class MapMatcherSnapper: RoadSnappingProvider {
     public var routeCorridorMeters: Double = 30
     /// A moving vehicle's course more than this off the leg's direction is not on it. Default 60°.
     public var courseToleranceDegrees: Double = 60
-    /// … counted from this speed up. Default 3 m/s.
-    public var minimumSpeedForCourseMetersPerSecond: Double = 3
+    /// … counted from this speed up (crawling through a junction the course swings with every step). Default 4 m/s.
+    public var minimumSpeedForCourseMetersPerSecond: Double = 4
 
     public init(matcher: MapMatcher) { self.matcher = matcher }
-    let debugLog = ProcessInfo.processInfo.environment["NAV_SNAP_DEBUG"] != nil
 
     public convenience init(index: RoadGeometryIndex, mode: TravelMode = .driving,
                             configuration: MapMatchingConfiguration = MapMatchingConfiguration()) {
@@ -83,11 +82,6 @@ public final class MapMatcherSnapper: RoadSnappingProvider {
                 match = m
                 onRoute = true
             }
-        }
-        if debugLog, activeLeg != nil, !onRoute {
-            let m2 = activeLeg!.project(s.coordinate, fromMeters: activeLeg!.progressMeters - windowBehindMeters, toMeters: activeLeg!.progressMeters + windowAheadMeters)
-            let full = activeLeg!.project(s.coordinate)
-            print("DBG t=\(Int(fix.timestamp.timeIntervalSince1970) % 100000) off: matched \(s.matched) src \(s.source) matcherOnRoute \(s.isOnRoute) edge \(s.edge.map { String($0) } ?? "-") inLeg \(s.edge.map { activeLeg!.leg.edges.contains($0) } ?? false) snappedToLeg \(m2?.distanceFromRouteMeters ?? -1) fullLeg \(full?.distanceFromRouteMeters ?? -1) along \(full?.distanceAlongLegMeters ?? -1) progress \(activeLeg!.progressMeters) rawToLeg \(match?.distanceFromRouteMeters ?? -1) speed \(fix.speedMetersPerSecond ?? -1)")
         }
         guard s.matched, let edge = s.edge else {
             return SnappedFix(fix: fix, coordinate: fix.coordinate, edge: nil, offsetOnEdgeMeters: 0, isOnRoute: false,

@@ -2,9 +2,13 @@ import Foundation
 
 /// Every threshold of the navigator, with its default and why.
 public struct NavigatorConfiguration: Sendable, Hashable {
-    /// Arrival when the progress estimate is within this of the end of the leg (along the road). Default 15 m:
-    /// well inside the 30 m target, and ≈ 2 σ of a single σ = 8 m fix, but the estimate is filtered (below).
-    public var arrivalRadiusMeters: Double = 15
+    /// Arrival when the progress estimate is within this of the end of the leg (along the road), or when the
+    /// vehicle stands this close to the leg's end or the waypoint for two fixes. Default 25 m: vehicles stop short
+    /// of the address (a parking space, the kerb before a junction), and the filtered estimate's error (≈ 4 m for
+    /// σ = 8 m fixes) keeps the announcement within 30 m.
+    public var arrivalRadiusMeters: Double = 25
+    /// "Standing" for the arrival rule above: at most this speed. Default 2 m/s.
+    public var arrivalStandingSpeedMetersPerSecond: Double = 2
     /// … and the latest fix itself is within `arrivalRadiusMeters` + this of the end, so one outlier that drags the
     /// estimate forward cannot announce an early arrival. Default 15 m.
     public var arrivalMeasurementSlackMeters: Double = 15
@@ -19,8 +23,8 @@ public struct NavigatorConfiguration: Sendable, Hashable {
     public var strongOffRouteDistanceMeters: Double = 8
     /// A course differing from the route by more than this contradicts it. Default 60°.
     public var courseContradictionDegrees: Double = 60
-    /// The fix's course counts only at or above this speed. Default 3 m/s.
-    public var minimumSpeedForCourseMetersPerSecond: Double = 3
+    /// The fix's course counts only at or above this speed. Default 4 m/s.
+    public var minimumSpeedForCourseMetersPerSecond: Double = 4
     /// Decisive wrong way: matched on the twin of the current route edge with a course at least this far from the
     /// route's. Reroutes at once. Default 135°.
     public var wrongWayDegrees: Double = 135

@@ -41,6 +41,7 @@ public final class NavigatorCore {
     public private(set) var delayCategoryToNextDestination: DelayCategory = .noData
 
     private var offRouteEvidence = 0
+    private var standingNearDestination = 0
     private var lastReportedSeconds: Double?
     private var lastReportedMeters: Double?
     private var speeding: SpeedingMonitor
@@ -294,7 +295,13 @@ public final class NavigatorCore {
                          preferredHeadingDegrees: $0.waypoint.preferredHeadingDegrees, title: $0.title)
             },
             travelMode: travelMode, avoid: avoidOptions, traffic: traffic.snapshot(graph: graph, mode: travelMode, at: time))
-        let response = router.route(request)
+        var response = router.route(request)
+        if response.status == .noRouteFound && heading != nil {
+            // The road in the travel direction may lead nowhere (a oneway out of the map): try either direction.
+            var either = request
+            either.origin.preferredHeadingDegrees = nil
+            response = router.route(either)
+        }
         guard response.status == .ok, let route = response.route else { return (response.status, nil) }
         return (.ok, route.legs)
     }
@@ -437,7 +444,15 @@ public final class NavigatorCore {
         let length = p.route.lengthMeters
         let estimateClose = length - p.along <= configuration.arrivalRadiusMeters
         let measurementClose = length - p.lastMeasurement <= configuration.arrivalRadiusMeters + configuration.arrivalMeasurementSlackMeters
-        guard estimateClose && measurementClose && snapped.isOnRoute else { return nil }
+        // Standing at the destination counts even when the leg's plan approaches it from elsewhere (the other
+        // carriageway, after a reroute): slow fixes near the leg's end or the waypoint, twice in a row.
+        let slow = (snapped.fix.speedMetersPerSecond ?? ownSpeed ?? .infinity) <= configuration.arrivalStandingSpeedMetersPerSecond
+        let position = snapped.edge == nil ? snapped.fix.coordinate : snapped.coordinate
+        let nearEnd = min(Geodesy.distanceMeters(position, p.route.leg.end.point),
+                          Geodesy.distanceMeters(position, destination.coordinate)) <= configuration.arrivalRadiusMeters
+        standingNearDestination = slow && nearEnd ? standingNearDestination + 1 : 0
+        guard (estimateClose && measurementClose && snapped.isOnRoute) || standingNearDestination >= 2 else { return nil }
+        standingNearDestination = 0
         p.arrived = true
         progress = p
         if stopGuidanceAtArrival { isGuidanceActive = false }

@@ -33,6 +33,8 @@ public struct TripEvaluator {
         /// vehicle to the leg's end at that fix; positive = before it.
         public var arrivalCounts: [Int]
         public var arrivalRemainingMeters: [Double?]
+        /// Straight-line distance from the true position to the leg's end (the waypoint on the road) at arrival.
+        public var arrivalDistanceMeters: [Double?]
         public var reroutes: Int
         /// (predicted − actual) ÷ actual remaining time at the fix nearest mid-way along the first leg.
         public var midTripTimeError: Double?
@@ -54,8 +56,25 @@ public struct TripEvaluator {
                     leaveAfterFraction: Double? = nil, seed: UInt64,
                     step: (NavigatorCore, RawFix) -> [NavigationEvent] = { $0.process($1) }) -> TripResult? {
         let router = Router(graph: graph)
-        let request = RouteRequest(origin: Waypoint(origin), destinations: waypoints.map { Waypoint($0) })
-        guard let route = router.route(request).route else { return nil }
+        var configuration = self.configuration
+        if knownTraffic { configuration.fasterRouteMinimumSavingSeconds = .infinity }
+        let snapper: any RoadSnappingProvider = snapping == .mapMatcher
+            ? MapMatcherSnapper(index: index) : NearestRoadSnapper(graph: graph)
+        let nav = NavigatorCore(graph: graph, router: router, snapper: snapper, configuration: configuration)
+        nav.stopGuidanceAtArrival = false
+        // The vehicle stands at the origin; one noisy fix there, then the navigator plans the trip, and the
+        // simulated drive follows the navigator's own route.
+        var originRNG = SplitMix64(seed: seed &+ 5000)
+        let firstFix = RawFix(
+            coordinate: LocalProjection(origin: origin).unproject(x: noise.positionSigmaMeters * originRNG.normal(),
+                                                                  y: noise.positionSigmaMeters * originRNG.normal()),
+            timestamp: Date(timeIntervalSince1970: noise.startTimestamp - noise.fixIntervalSeconds),
+            horizontalAccuracyMeters: noise.reportedAccuracyMeters, speedMetersPerSecond: 0)
+        _ = step(nav, firstFix)
+        guard nav.setDestinations(waypoints.map { NavigationWaypoint(coordinate: $0) }, at: firstFix.timestamp).status == .ok else {
+            return nil
+        }
+        let route = (legs: nav.remainingRouteLegs, unused: 0)
 
         // Drive every leg (or the leaving drive), stopping at each end.
         var fixes: [LocationFix] = []
@@ -74,7 +93,8 @@ public struct TripEvaluator {
             var edges = leg.edges
             var endOffset: Double? = scale(leg.end)
             if i == 0, let fraction = leaveAfterFraction {
-                guard let leaving = leavingEdges(leg: leg, afterFraction: fraction) else { return nil }
+                guard let leaving = leavingEdges(leg: leg, afterFraction: fraction, router: router, destination: leg.end.point)
+                else { return nil }
                 edges = leaving.edges
                 endOffset = nil
                 offRouteTruthTime = 0  // resolved below from the truth samples
@@ -106,15 +126,20 @@ public struct TripEvaluator {
             }
             legEndTruthTime.append(drive.truth.first { $0.distanceMeters >= (drive.truth.last?.distanceMeters ?? 0) - 2 }?.timestamp
                 ?? last.timestamp)
-            // Stand at the waypoint: noisy fixes around the end, speed 0.
+            // Stand at the waypoint (the simulator's last sample may precede the stop by one interval): noisy
+            // fixes around the leg's end, speed 0.
             var rng = SplitMix64(seed: seed &+ 1000 &+ UInt64(i))
             var t = last.timestamp + noise.fixIntervalSeconds
+            var parked = last
+            parked.coordinate = leg.end.point
+            parked.speedMetersPerSecond = 0
+            parked.distanceMeters = max(last.distanceMeters, leg.distanceMeters)
             while t < last.timestamp + dwellSeconds {
-                let p = LocalProjection(origin: last.coordinate).unproject(x: noise.positionSigmaMeters * rng.normal(),
-                                                                             y: noise.positionSigmaMeters * rng.normal())
+                let p = LocalProjection(origin: parked.coordinate).unproject(x: noise.positionSigmaMeters * rng.normal(),
+                                                                               y: noise.positionSigmaMeters * rng.normal())
                 fixes.append(LocationFix(coordinate: p, timestamp: t, speedMetersPerSecond: 0,
                                          horizontalAccuracyMeters: noise.reportedAccuracyMeters))
-                var standing = last
+                var standing = parked
                 standing.timestamp = t
                 truth.append(standing)
                 t += noise.fixIntervalSeconds
@@ -122,12 +147,6 @@ public struct TripEvaluator {
             clock = t
         }
 
-        let snapper: any RoadSnappingProvider = snapping == .mapMatcher
-            ? MapMatcherSnapper(index: index) : NearestRoadSnapper(graph: graph)
-        var configuration = self.configuration
-        if knownTraffic { configuration.fasterRouteMinimumSavingSeconds = .infinity }
-        let nav = NavigatorCore(graph: graph, router: router, snapper: snapper, configuration: configuration)
-        nav.stopGuidanceAtArrival = false
         let start = Date(timeIntervalSince1970: fixes.first?.timestamp ?? 0)
         var observations: [TrafficObservation] = []
         if knownTraffic {
@@ -145,10 +164,6 @@ public struct TripEvaluator {
                    speedMetersPerSecond: $0.speedMetersPerSecond)
         }
         guard let first = raw.first else { return nil }
-        _ = step(nav, first)
-        guard nav.setDestinations(waypoints.map { NavigationWaypoint(coordinate: $0) }, at: first.timestamp).status == .ok else {
-            return nil
-        }
         if knownTraffic {
             // Known once the trip has started; the drive keeps to its route (no faster-route switch is measured).
             _ = nav.updateTraffic(observations, at: first.timestamp)
@@ -164,7 +179,8 @@ public struct TripEvaluator {
                 + "(fix-steps moving \(movingTime), stopped \(stoppedTime), interval \(noise.fixIntervalSeconds))")
         }
         var result = TripResult(arrivalCounts: Array(repeating: 0, count: waypoints.count),
-                                arrivalRemainingMeters: Array(repeating: nil, count: waypoints.count), reroutes: 0,
+                                arrivalRemainingMeters: Array(repeating: nil, count: waypoints.count),
+                                arrivalDistanceMeters: Array(repeating: nil, count: waypoints.count), reroutes: 0,
                                 midTripTimeError: nil, fixesToReroute: nil,
                                 fixesToRerouteAfterCorridorExit: nil, fixCount: raw.count)
         let firstLegLength = route.legs[0].distanceMeters
@@ -172,7 +188,7 @@ public struct TripEvaluator {
         var offFixes = 0
         var corridorFixes = 0
         var recentOnRoute: [Bool] = []
-        for (i, fix) in raw.enumerated().dropFirst() {
+        for (i, fix) in raw.enumerated() {
             let sample = truth[i]
             if let leaving = offRouteTruthTime, sample.timestamp >= leaving { offFixes += 1 }
             if let exit = corridorExitTruthTime, sample.timestamp >= exit { corridorFixes += 1 }
@@ -201,6 +217,7 @@ public struct TripEvaluator {
                         let legTruth = truth[legStart..<min(truth.count, legIndex + 1 < legTruthStartIndex.count ? legTruthStartIndex[legIndex + 1] : truth.count)]
                         let total = legTruth.map(\.distanceMeters).max() ?? 0
                         result.arrivalRemainingMeters[legIndex] = total - sample.distanceMeters
+                        result.arrivalDistanceMeters[legIndex] = Geodesy.distanceMeters(sample.coordinate, route.legs[legIndex].end.point)
                     }
                     if a.remainingWaypoints > 0 { _ = nav.continueToNextDestination(at: fix.timestamp) }
                 case .routeChanged(let r) where r.reason == .offRoute || r.reason == .fasterRoute:
@@ -230,7 +247,11 @@ public struct TripEvaluator {
     }
 
     /// Route edges up to the first junction past `fraction` of the leg, then a different road for ~400 m.
-    private func leavingEdges(leg: RouteLeg, afterFraction fraction: Double) -> (edges: [EdgeID], leaveIndex: Int)? {
+    /// The deviation must leave a way back to the destination (a oneway out of the extract would make any reroute
+    /// impossible, which measures the map, not the navigator).
+    private func leavingEdges(leg: RouteLeg, afterFraction fraction: Double, router: Router, destination: Coordinate)
+        -> (edges: [EdgeID], leaveIndex: Int)?
+    {
         let onRoute = Set(leg.edges)
         var along = 0.0
         for (k, e) in leg.edges.enumerated().dropLast() {
@@ -258,7 +279,10 @@ public struct TripEvaluator {
                 length += graph.lengthMeters(of: continuation)
                 current = continuation
             }
-            if length >= 60 { return (edges, k + 1) }
+            let end = graph.geometry(of: current).last!
+            let back = router.route(RouteRequest(origin: Waypoint(end, preferredHeadingDegrees: index.bearing(on: current, at: index.length(of: current))),
+                                                 destinations: [Waypoint(destination)]))
+            if length >= 60 && back.status == .ok { return (edges, k + 1) }
         }
         return nil
     }

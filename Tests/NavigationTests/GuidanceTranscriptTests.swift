@@ -38,8 +38,9 @@ private func only(_ kinds: Set<String>, _ lines: [String]) -> [String] {
         #expect(!nav.isGuidanceActive)
         // Every event carries the time of the fix that caused it.
         let arrival = try #require(events.arrivals.first)
-        #expect(arrival.timestamp == t0.addingTimeInterval(1 + 39))
-        #expect(Geodesy.distanceMeters(arrival.vehicleCoordinate, roads["B"]) <= 15)
+        // At 380 m, the first fix within the 25 m arrival radius.
+        #expect(arrival.timestamp == t0.addingTimeInterval(1 + 38))
+        #expect(Geodesy.distanceMeters(arrival.vehicleCoordinate, roads["B"]) <= 25)
     }
 
     @Test func eventsCarryRouteData() throws {

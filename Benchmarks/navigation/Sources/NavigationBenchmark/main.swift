@@ -84,10 +84,8 @@ for interval in [1.0, 5.0] {
                 waypoints += 1
                 if count >= 1 { arrivals += 1 }
                 if count == 1 { once += 1 }
-                if let m = r.arrivalRemainingMeters[k] {
-                    if abs(m) <= 30 { within30 += 1 }
-                    if m > 30 { early += 1 }
-                }
+                if let d = r.arrivalDistanceMeters[k], d <= 30 { within30 += 1 }
+                if let m = r.arrivalRemainingMeters[k], m > 30 { early += 1 }
             }
             if let e = r.midTripTimeError { errors.append(e) }
         }
