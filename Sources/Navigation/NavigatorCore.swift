@@ -450,7 +450,9 @@ public final class NavigatorCore {
         let position = snapped.edge == nil ? snapped.fix.coordinate : snapped.coordinate
         let nearEnd = min(Geodesy.distanceMeters(position, p.route.leg.end.point),
                           Geodesy.distanceMeters(position, destination.coordinate)) <= configuration.arrivalRadiusMeters
-        standingNearDestination = slow && nearEnd ? standingNearDestination + 1 : 0
+        // … unless the vehicle is on the leg well before its end (passing the destination on the way round).
+        let explainedByLeg = snapped.isOnRoute && length - p.along > 2 * configuration.arrivalRadiusMeters
+        standingNearDestination = slow && nearEnd && !explainedByLeg ? standingNearDestination + 1 : 0
         guard (estimateClose && measurementClose && snapped.isOnRoute) || standingNearDestination >= 2 else { return nil }
         standingNearDestination = 0
         p.arrived = true
