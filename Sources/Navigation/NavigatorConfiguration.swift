@@ -26,7 +26,7 @@ public struct NavigatorConfiguration: Sendable, Hashable {
     /// The fix's course counts only at or above this speed. Default 4 m/s.
     public var minimumSpeedForCourseMetersPerSecond: Double = 4
     /// Decisive wrong way: matched on the twin of the current route edge with a course at least this far from the
-    /// route's. Reroutes at once. Default 135°.
+    /// route's. Counts threshold − 1, so two such fixes (or one after any other off-route fix) reroute. Default 135°.
     public var wrongWayDegrees: Double = 135
 
     /// Gain of the along-route progress filter (α of an α-β filter on distance along the leg). Default 0.4:

@@ -153,14 +153,19 @@ public final class NavigatorCore {
         guard destinations.count > 1 else { return (nil, []) }
         let remaining = Array(destinations.dropFirst())
         let wasArrived = progress?.arrived ?? false
-        let result = route(to: remaining, at: time)
-        if let newLegs = result.legs {
-            install(legs: newLegs, destinations: remaining, at: time)
-        } else {
-            // No route from here: keep the remaining legs as planned (the next fixes will reroute when off them).
-            let kept = Array(legs.dropFirst())
-            install(legs: kept, destinations: remaining, at: time)
+        let planned = Array(legs.dropFirst())
+        var result: (status: RouteStatus, legs: [RouteLeg]?) = (.ok, planned)
+        // At the waypoint the planned next leg already starts here, leaving in the arrival direction: keep it
+        // (re-routing from a standing vehicle, which has no heading, could turn the trip around). Elsewhere the
+        // next leg starts at the last road-snapped position.
+        let atPlannedStart = lastSnapped.map {
+            Geodesy.distanceMeters($0.coordinate, planned[0].start.point) <= 2 * configuration.arrivalRadiusMeters
+        } ?? false
+        if !atPlannedStart {
+            result = route(to: remaining, at: time)
         }
+        // No route from here: keep the remaining legs as planned (the next fixes reroute when off them).
+        install(legs: result.legs ?? planned, destinations: remaining, at: time)
         if wasArrived { isGuidanceActive = true }
         var events: [NavigationEvent] = [.routeChanged(routeChangedEvent(.nextDestination, at: time, status: result.status))]
         events += progressEvents(at: time)
@@ -380,7 +385,13 @@ public final class NavigatorCore {
             offRouteEvidence = 0
             return false
         }
+        // Still short of the leg's start (continuing while rolling up to a waypoint, or standing at the origin):
+        // the vehicle is not yet on the leg but has not left it either.
+        if p.along < 1, Geodesy.distanceMeters(snapped.fix.coordinate, p.route.leg.start.point) <= 2 * configuration.arrivalRadiusMeters {
+            return false
+        }
         let course = usableCourse(snapped.fix)
+        var weight = 1
         if let edge = snapped.edge, let course {
             let index = p.route.edgeIndex(atDistance: p.along)
             let edges = p.route.leg.edges
@@ -389,10 +400,12 @@ public final class NavigatorCore {
                let match = snapped.routeMatch,
                Geodesy.bearingDifferenceDegrees(course, match.routeBearingDegrees) >= configuration.wrongWayDegrees
             {
-                return true
+                // Wrong way on the route's own road: decisive once confirmed by a second fix (a matcher still
+                // holding the previous direction right after a turn-around leg start must not reroute alone).
+                offRouteEvidence += configuration.offRouteEvidenceThreshold - 1
+                return offRouteEvidence >= configuration.offRouteEvidenceThreshold
             }
         }
-        var weight = 1
         if let match = snapped.routeMatch, let course, match.distanceFromRouteMeters >= configuration.strongOffRouteDistanceMeters,
            !p.route.courseAgrees(course, atDistance: match.distanceAlongLegMeters,
                                  toleranceDegrees: configuration.courseContradictionDegrees)
