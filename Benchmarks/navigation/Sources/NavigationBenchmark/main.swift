@@ -65,6 +65,17 @@ for interval in [1.0, 5.0] {
         evaluator.noise.fixIntervalSeconds = interval
         evaluator.noise.reportedAccuracyMeters = 10
         if verbose { evaluator.log = { print("  " + $0) } }
+        // Model experiments: NAV_OWN_WEIGHT, NAV_SIGNAL_SECONDS, NAV_TURN_SCALE override the defaults.
+        let env = ProcessInfo.processInfo.environment
+        if let w = env["NAV_OWN_WEIGHT"].flatMap(Double.init) { evaluator.configuration.ownSpeedWeight = w }
+        if let v = env["NAV_SIGNAL_SECONDS"].flatMap(Double.init) { evaluator.configuration.junctions.trafficSignalSeconds = v }
+        if let k = env["NAV_TURN_SCALE"].flatMap(Double.init) {
+            evaluator.configuration.junctions.uncontrolledCrossingSeconds *= k
+            evaluator.configuration.junctions.kerbSideTurnSeconds *= k
+            evaluator.configuration.junctions.crossingTurnSeconds *= k
+            evaluator.configuration.junctions.uTurnSeconds *= k
+            evaluator.configuration.junctions.sharpBendSeconds *= k
+        }
         var arrivals = 0, waypoints = 0, once = 0, within30 = 0, early = 0, reroutes = 0, followed = 0
         var errors: [Double] = []
         for (i, trip) in trips.enumerated() {
