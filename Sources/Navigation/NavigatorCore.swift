@@ -462,9 +462,9 @@ public final class NavigatorCore {
         let slow = (snapped.fix.speedMetersPerSecond ?? ownSpeed ?? .infinity) <= configuration.arrivalStandingSpeedMetersPerSecond
         let position = snapped.edge == nil ? snapped.fix.coordinate : snapped.coordinate
         let nearEnd = min(Geodesy.distanceMeters(position, p.route.leg.end.point),
-                          Geodesy.distanceMeters(position, destination.coordinate)) <= configuration.arrivalRadiusMeters
+                          Geodesy.distanceMeters(position, destination.coordinate)) <= configuration.arrivalStandingRadiusMeters
         // … unless the vehicle is on the leg well before its end (passing the destination on the way round).
-        let explainedByLeg = snapped.isOnRoute && length - p.along > 2 * configuration.arrivalRadiusMeters
+        let explainedByLeg = snapped.isOnRoute && length - p.along > 2 * configuration.arrivalStandingRadiusMeters
         standingNearDestination = slow && nearEnd && !explainedByLeg ? standingNearDestination + 1 : 0
         guard (estimateClose && measurementClose && snapped.isOnRoute) || standingNearDestination >= 2 else { return nil }
         standingNearDestination = 0

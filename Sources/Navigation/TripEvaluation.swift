@@ -218,6 +218,11 @@ public struct TripEvaluator {
                         let total = legTruth.map(\.distanceMeters).max() ?? 0
                         result.arrivalRemainingMeters[legIndex] = total - sample.distanceMeters
                         result.arrivalDistanceMeters[legIndex] = Geodesy.distanceMeters(sample.coordinate, route.legs[legIndex].end.point)
+                        if let m = result.arrivalRemainingMeters[legIndex], m > 30 {
+                            log?("early arrival at waypoint \(legIndex): \(Int(m)) m along still to go, "
+                                + "\(Int(result.arrivalDistanceMeters[legIndex] ?? -1)) m straight; true speed \(sample.speedMetersPerSecond), "
+                                + "fix speed \(fix.speedMetersPerSecond ?? -1), vehicle at \(Int(Geodesy.distanceMeters(a.vehicleCoordinate, route.legs[legIndex].end.point))) m by the navigator")
+                        }
                     }
                     if a.remainingWaypoints > 0 { _ = nav.continueToNextDestination(at: fix.timestamp) }
                 case .routeChanged(let r) where r.reason == .offRoute || r.reason == .fasterRoute:
