@@ -232,8 +232,16 @@ public final class MapMatcher {
         let roadCount = step.states.count
         // Coasting states: continue from the best previous states.
         let dtStep = max(0.2, fix.timestamp - previous.fix.timestamp)
-        let coastLog = -0.5 * configuration.outlierSigmas * configuration.outlierSigmas - log(step.sigma)
-            - log(beta(dtStep))
+        // A coasted fix skips its emission and one transition: charge the emission of a road `outlierSigmas`·σ
+        // away plus what a typical transition costs (normalisation and a deviation of about σ), so that only fixes
+        // worse than that are coasted.
+        let betaStep = beta(dtStep)
+        var coastLog = -0.5 * configuration.outlierSigmas * configuration.outlierSigmas - log(step.sigma)
+            - log(betaStep) - step.sigma / betaStep
+        if fix.validSpeed != nil {
+            let speedBeta = configuration.speedBetaMeters + configuration.speedBetaGrowthMetersPerSecond * dtStep
+            coastLog -= log(speedBeta) + step.sigma / speedBeta
+        }
         var coastSources: [(index: Int, score: Double)] = []
         for (a, s) in previous.states.enumerated() where previous.score[a].isFinite {
             guard s.coastCount < configuration.maximumCoastedFixes,
@@ -279,6 +287,9 @@ public final class MapMatcher {
             let expected: Double? = fixSpeed.flatMap { v in
                 from.referenceSpeed >= 0 ? 0.5 * (v + from.referenceSpeed) * dt : nil
             }
+            let stationary = (fixSpeed ?? .infinity) < configuration.stationarySpeedMetersPerSecond
+                && from.referenceSpeed >= 0 && from.referenceSpeed < configuration.stationarySpeedMetersPerSecond
+            let edgeChangePenalty = stationary ? configuration.stationaryEdgeChangePenalty : 0
             let speedBeta = configuration.speedBetaMeters + configuration.speedBetaGrowthMetersPerSecond * dt
             let logSpeedBeta = log(speedBeta)
             let remaining = index.length(of: from.edge) - from.offset
@@ -305,8 +316,16 @@ public final class MapMatcher {
                     // Turning round in the middle of the road.
                     let d = abs((index.length(of: twin) - to.offset) - from.offset)
                     if d <= bound {
-                        let v = score(d, configuration.uTurnPenalty)
+                        let v = score(d, configuration.uTurnPenalty + edgeChangePenalty)
                         if v > best { best = v; move = d }
+                    }
+                }
+                if to.edge == from.arrivedFrom && to.edge != twin && graph.target(of: to.edge) == graph.source(of: from.edge) {
+                    // Jitter backwards over the junction behind (a stopped car's fixes straddle the stop line).
+                    let d = from.offset + index.length(of: to.edge) - to.offset
+                    if d <= tolerance {
+                        let v = score(d, 0)
+                        if v > best { best = v; move = -d }
                     }
                 }
                 if let tree {
@@ -314,7 +333,7 @@ public final class MapMatcher {
                     if via.isFinite {
                         let d = remaining + via + to.offset
                         if d <= bound {
-                            let v = score(d, 0)
+                            let v = score(d, to.edge == from.edge ? 0 : edgeChangePenalty)
                             if v > best { best = v; move = d }
                         }
                     }
@@ -468,6 +487,13 @@ public final class MapMatcher {
             return
         }
         if previousEdge == edge && abs(last.start - start) < 1e-6 { return }
+        if previousEdge != edge && index.graph.target(of: edge) == index.graph.source(of: previousEdge)
+            && index.graph.reverseEdge(of: previousEdge) != edge && start + index.length(of: edge) <= last.start + 1e-6 {
+            // Moved back over the junction behind: the last edge was entered by mistake.
+            pathEdges.removeLast()
+            if pathEdges.last?.edge != edge { pathEdges.append((edge, start)) }
+            return
+        }
         if previousEdge == edge && abs(last.start - start) < configuration.backwardJitterToleranceMeters + 1 {
             // Jitter on the same edge: keep the edge's start where it was.
             return
@@ -493,8 +519,9 @@ public final class MapMatcher {
     private func walkForward(from edge: EdgeID, offset: Double, distance: Double,
                              toward target: (edge: EdgeID, offset: Double)?) -> (EdgeID, Double) {
         let length = index.length(of: edge)
-        if let target, target.edge == edge, target.offset >= offset {
-            return (edge, min(offset + distance, target.offset))
+        if let target, target.edge == edge {
+            // The next position is on this edge: never walk past it (nor round the block to reach it from behind).
+            return (edge, target.offset >= offset ? min(offset + distance, target.offset) : offset)
         }
         if offset + distance <= length { return (edge, offset + distance) }
         var remaining = distance - (length - offset)

@@ -53,6 +53,11 @@ public struct MapMatchingConfiguration: Sendable, Hashable {
     /// On one edge, moving backwards by up to this is GPS jitter (a stopped car), not a loop round the block,
     /// metres. Default 15.
     public var backwardJitterToleranceMeters: Double = 15
+    /// While both fixes report a speed below `stationarySpeedMetersPerSecond`, moving onto another edge costs this
+    /// much log-likelihood: a stopped car near a junction stays on the road it stopped on. Default 6.
+    public var stationaryEdgeChangePenalty: Double = 6
+    /// Speed below which a fix counts as stationary, m/s. Default 0.5.
+    public var stationarySpeedMetersPerSecond: Double = 0.5
     /// Log-likelihood cost of turning round in the middle of a two-way road. Default 6.
     public var uTurnPenalty: Double = 6
 

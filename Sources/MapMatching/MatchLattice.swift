@@ -20,6 +20,9 @@ struct LatticeState {
     var referenceTime: Double
     /// m/s; negative when unknown.
     var referenceSpeed: Double
+    /// The edge this state's best path was on before `edge` (`.max` when unknown): jitter may move a position
+    /// back over the junction behind, but only onto the road the vehicle came from.
+    var arrivedFrom: EdgeID = .max
 
     var isCoast: Bool { coastCount > 0 }
 }
@@ -85,6 +88,14 @@ final class LatticeStep {
             }
             score[b] = best + states[b].emission
             back[b] = arg
+            if arg >= 0 {
+                let a = previous.states[Int(arg)]
+                if a.edge == states[b].edge {
+                    states[b].arrivedFrom = a.arrivedFrom
+                } else {
+                    states[b].arrivedFrom = advance[Int(arg) * n + b] < 0 ? .max : a.edge
+                }
+            }
             if score[b] > top { top = score[b] }
         }
         if top.isFinite { for b in 0..<n { score[b] -= top } }

@@ -65,6 +65,8 @@ public struct DriveSimulationConfiguration: Sendable, Hashable {
     public var stopProbabilityAtSignals: Double = 0.5
     /// Chance of stopping at any other junction (give way, traffic). Default 0.1.
     public var stopProbabilityAtJunctions: Double = 0.1
+    /// Vehicles stop this far before the junction node (the stop line), metres. Default 6.
+    public var stopLineSetbackMeters: Double = 6
     /// Length of a stop, seconds. Default 5...40.
     public var stopDurationSeconds: ClosedRange<Double> = 5...40
     /// Fixes are dropped inside tunnels. Default true.
@@ -182,7 +184,11 @@ public struct DriveSimulator {
                 stop = Double.random(in: configuration.stopDurationSeconds, using: &rng)
                 speed = 0
             }
-            if speed.isFinite && at > begin && at < finish { constraints.append(Constraint(at: at, speed: speed, stopSeconds: stop)) }
+            // Stop lines lie a little before the junction (never before the edge's own start).
+            let stopAt = stop > 0 ? max(starts[i] + 0.5, at - configuration.stopLineSetbackMeters) : at
+            if speed.isFinite && stopAt > begin && at < finish {
+                constraints.append(Constraint(at: stopAt, speed: speed, stopSeconds: stop))
+            }
         }
         constraints.append(Constraint(at: finish, speed: 0, stopSeconds: 0))
 

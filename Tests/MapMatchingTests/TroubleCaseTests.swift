@@ -32,10 +32,10 @@ import TraceSimulation
                 FixtureRoad(nodes: "AC", name: "West link"), FixtureRoad(nodes: "BD", name: "East link"),
             ])
         for seed: UInt64 in 1...3 {
-            let main = f.drive("AB") { $0.positionSigmaMeters = 6; $0.outlierProbability = 0; $0.seed = seed }
+            let main = f.drive("AB", margin: 30) { $0.positionSigmaMeters = 6; $0.outlierProbability = 0; $0.seed = seed }
             let outMain = matchAll(f, main.fixes)
             #expect(wayAccuracy(outMain, main) >= 0.95, "seed \(seed) main road")
-            let service = f.drive("CD") { $0.positionSigmaMeters = 6; $0.outlierProbability = 0; $0.seed = seed }
+            let service = f.drive("CD", margin: 30) { $0.positionSigmaMeters = 6; $0.outlierProbability = 0; $0.seed = seed }
             let outService = matchAll(f, service.fixes)
             #expect(wayAccuracy(outService, service) >= 0.95, "seed \(seed) service road")
         }
