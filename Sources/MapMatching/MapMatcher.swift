@@ -59,6 +59,10 @@ public final class MapMatcher {
     private var lastDecided: SnappedLocation?
     /// The road position of the last decided road state, if the current segment has one.
     private var lastDecidedRoad: (edge: EdgeID, offset: Double, time: Double)?
+    /// Running sums of the current run of stationary fixes (speed below `stationarySpeedMetersPerSecond`).
+    private var stationaryLatitudeSum = 0.0
+    private var stationaryLongitudeSum = 0.0
+    private var stationaryCount = 0
 
     /// Matches fixes for `mode` on the graph behind `index`.
     public init(index: RoadGeometryIndex, mode: TravelMode = .driving,
@@ -97,10 +101,37 @@ public final class MapMatcher {
         let firstIndex = window.first.map { hasRoot ? $0.fixIndex + 1 : $0.fixIndex } ?? nextFixIndex
         distances.step = nextFixIndex
         let step = takeStep()
-        let sigma = configuration.sigmaMeters(for: fix)
+        var sigma = configuration.sigmaMeters(for: fix)
         let radius = min(configuration.maximumSearchRadiusMeters,
                          max(configuration.minimumSearchRadiusMeters, configuration.searchRadiusSigmas * sigma))
-        step.reset(fixIndex: nextFixIndex, fix: fix, sigma: sigma, radius: radius)
+        // A standing vehicle's fixes are repeated measurements of one point: observe their running mean.
+        var observed = fix.coordinate
+        // Hysteresis: a standing run starts below the stationary speed and ends only above twice that, so that
+        // speed noise does not break it up.
+        let threshold = configuration.stationarySpeedMetersPerSecond * (stationaryCount > 0 ? 2 : 1)
+        if let v = fix.validSpeed, v < threshold {
+            if stationaryCount > 0 {
+                let n = Double(stationaryCount)
+                let mean = Coordinate(latitude: stationaryLatitudeSum / n, longitude: stationaryLongitudeSum / n)
+                if Geodesy.distanceMeters(mean, fix.coordinate) > configuration.outlierSigmas * sigma {
+                    observed = fix.coordinate  // an outlier while standing: leave the mean alone
+                } else {
+                    stationaryLatitudeSum += fix.coordinate.latitude
+                    stationaryLongitudeSum += fix.coordinate.longitude
+                    stationaryCount += 1
+                    let m = Double(stationaryCount)
+                    observed = Coordinate(latitude: stationaryLatitudeSum / m, longitude: stationaryLongitudeSum / m)
+                    sigma = max(configuration.minimumStationarySigmaMeters, sigma / m.squareRoot())
+                }
+            } else {
+                stationaryLatitudeSum = fix.coordinate.latitude
+                stationaryLongitudeSum = fix.coordinate.longitude
+                stationaryCount = 1
+            }
+        } else {
+            stationaryCount = 0
+        }
+        step.reset(fixIndex: nextFixIndex, fix: fix, observed: observed, sigma: sigma, radius: radius)
         nextFixIndex += 1
         addRoadStates(to: step)
 
@@ -156,6 +187,7 @@ public final class MapMatcher {
         lastDecidedRoad = nil
         lastSpeedEstimate = nil
         lastRouteDistance = 0
+        stationaryCount = 0
     }
 
     /// Dead reckoning for a time without fixes (a tunnel): the last known road position moved along the road
@@ -180,7 +212,8 @@ public final class MapMatcher {
 
     private func addRoadStates(to step: LatticeStep) {
         let fix = step.fix
-        index.candidates(near: fix.coordinate, radius: step.radius, mode: mode,
+        let observed = step.observed
+        index.candidates(near: observed, radius: step.radius, mode: mode,
                          maximumRoads: configuration.maximumCandidateRoads, into: &candidateBuffer, scratch: &scratch)
         let sigma = step.sigma
         let course: Double? = {
@@ -198,9 +231,13 @@ public final class MapMatcher {
             if let route, route.contains(edge: c.edge, offset: c.offset, tolerance: 5) {
                 emission += configuration.routeBonus
             }
+            switch index.graph.highwayClass(of: c.edge) {
+            case .service, .track, .busway, .pedestrian: emission -= configuration.minorRoadPenalty
+            default: break
+            }
             step.states.append(LatticeState(
                 edge: c.edge, offset: c.offset, distance: c.distance, emission: emission, coastCount: 0,
-                referenceLatitude: fix.coordinate.latitude, referenceLongitude: fix.coordinate.longitude,
+                referenceLatitude: observed.latitude, referenceLongitude: observed.longitude,
                 referenceTime: fix.timestamp, referenceSpeed: speed))
         }
     }
@@ -278,7 +315,7 @@ public final class MapMatcher {
             let from = previous.states[a]
             let dt = max(0.2, fix.timestamp - from.referenceTime)
             let gc = Geodesy.distanceMeters(
-                Coordinate(latitude: from.referenceLatitude, longitude: from.referenceLongitude), fix.coordinate)
+                Coordinate(latitude: from.referenceLatitude, longitude: from.referenceLongitude), step.observed)
             let reach = configuration.maximumSpeedMetersPerSecond * dt + previous.radius + step.radius
             let bound = min(reach, gc * configuration.routeSearchDistanceFactor + previous.radius + step.radius
                             + configuration.routeSearchSlackMeters)
@@ -294,11 +331,10 @@ public final class MapMatcher {
             let logSpeedBeta = log(speedBeta)
             let remaining = index.length(of: from.edge) - from.offset
             let twin = graph.reverseEdge(of: from.edge)
+            // The road search from the end of this edge runs only when some candidate needs it.
             var tree: DistanceTree?
+            var searched = false
             let treeBound = bound - remaining
-            if treeBound > 0 {
-                tree = distances.tree(from: graph.target(of: from.edge), bound: treeBound)
-            }
             @inline(__always) func score(_ d: Double, _ penalty: Double) -> Double {
                 var v = -abs(d - gc) / b1 - logBeta - penalty
                 if let expected { v -= abs(d - expected) / speedBeta + logSpeedBeta }
@@ -328,7 +364,20 @@ public final class MapMatcher {
                         if v > best { best = v; move = -d }
                     }
                 }
-                if let tree {
+                if to.edge == twin {
+                    // Turning round at the junction ahead.
+                    let d = remaining + to.offset
+                    if d <= bound {
+                        let v = score(d, configuration.uTurnPenalty + edgeChangePenalty)
+                        if v > best { best = v; move = d }
+                    }
+                }
+                let needsTree = to.edge != twin && (to.edge != from.edge || best == -.infinity)
+                if needsTree && !searched && treeBound > 0 && to.offset <= treeBound {
+                    tree = distances.tree(from: graph.target(of: from.edge), bound: treeBound)
+                    searched = true
+                }
+                if needsTree, let tree {
                     let via = tree.distance(to: graph.source(of: to.edge))
                     if via.isFinite {
                         let d = remaining + via + to.offset

@@ -32,7 +32,9 @@ struct LatticeState {
 final class LatticeStep {
     var fixIndex = 0
     var fix = LocationFix(coordinate: Coordinate(latitude: 0, longitude: 0), timestamp: 0)
-    /// σ_z of the fix, metres.
+    /// The position the HMM observes: the fix's, or the mean of the standing vehicle's fixes so far.
+    var observed = Coordinate(latitude: 0, longitude: 0)
+    /// σ_z of the observation, metres.
     var sigma = 0.0
     var radius = 0.0
     var states: [LatticeState] = []
@@ -50,9 +52,10 @@ final class LatticeStep {
     /// The decided state, once committed.
     var committed = -1
 
-    func reset(fixIndex: Int, fix: LocationFix, sigma: Double, radius: Double) {
+    func reset(fixIndex: Int, fix: LocationFix, observed: Coordinate, sigma: Double, radius: Double) {
         self.fixIndex = fixIndex
         self.fix = fix
+        self.observed = observed
         self.sigma = sigma
         self.radius = radius
         states.removeAll(keepingCapacity: true)

@@ -119,19 +119,47 @@ struct OfflineViterbiReference {
         var scratch = CandidateScratch(edgeCount: index.graph.edgeCount)
         var columns: [[RoadCandidate]] = []
         var radii: [Double] = []
+        // Observations: a standing vehicle's fixes (speed below the threshold) are averaged, σ_z / √n.
+        var observed: [Coordinate] = []
+        var sigmas: [Double] = []
+        var standing: [Coordinate] = []
         for f in fixes {
-            let sigma = c.sigmaMeters(for: f)
-            let radius = min(c.maximumSearchRadiusMeters, max(c.minimumSearchRadiusMeters, c.searchRadiusSigmas * sigma))
+            var sigma = c.sigmaMeters(for: f)
+            var position = f.coordinate
+            if let v = f.validSpeed, v < c.stationarySpeedMetersPerSecond * (standing.isEmpty ? 1 : 2) {
+                if standing.isEmpty {
+                    standing = [f.coordinate]
+                } else {
+                    let mean = Coordinate(latitude: standing.map(\.latitude).reduce(0, +) / Double(standing.count),
+                                          longitude: standing.map(\.longitude).reduce(0, +) / Double(standing.count))
+                    if Geodesy.distanceMeters(mean, f.coordinate) <= c.outlierSigmas * sigma {
+                        standing.append(f.coordinate)
+                        position = Coordinate(latitude: standing.map(\.latitude).reduce(0, +) / Double(standing.count),
+                                              longitude: standing.map(\.longitude).reduce(0, +) / Double(standing.count))
+                        sigma = max(c.minimumStationarySigmaMeters, sigma / Double(standing.count).squareRoot())
+                    }
+                }
+            } else {
+                standing = []
+            }
+            observed.append(position)
+            sigmas.append(sigma)
+        }
+        for (i, f) in fixes.enumerated() {
+            let radius = min(c.maximumSearchRadiusMeters, max(c.minimumSearchRadiusMeters, c.searchRadiusSigmas * c.sigmaMeters(for: f)))
             var out: [RoadCandidate] = []
-            index.candidates(near: f.coordinate, radius: radius, mode: .driving, maximumRoads: c.maximumCandidateRoads,
+            index.candidates(near: observed[i], radius: radius, mode: .driving, maximumRoads: c.maximumCandidateRoads,
                              into: &out, scratch: &scratch)
             columns.append(out)
             radii.append(radius)
         }
         func emission(_ i: Int, _ k: RoadCandidate) -> Double {
             let f = fixes[i]
-            let sigma = c.sigmaMeters(for: f)
+            let sigma = sigmas[i]
             var e = -0.5 * (k.distance / sigma) * (k.distance / sigma) - log(sigma)
+            if [.service, .track, .busway, .pedestrian].contains(index.graph.highwayClass(of: k.edge)) {
+                e -= c.minorRoadPenalty
+            }
             if let course = f.validCourse, c.courseWeight > 0,
                f.validSpeed.map({ $0 >= c.minimumSpeedForCourseMetersPerSecond }) ?? true {
                 let diff = Geodesy.bearingDifferenceDegrees(course, index.bearing(on: k.edge, at: k.offset))
@@ -145,7 +173,7 @@ struct OfflineViterbiReference {
         var arrived: [[EdgeID]] = [Array(repeating: .max, count: columns[0].count)]
         for i in 1..<fixes.count {
             let dt = max(0.2, fixes[i].timestamp - fixes[i - 1].timestamp)
-            let gc = Geodesy.distanceMeters(fixes[i - 1].coordinate, fixes[i].coordinate)
+            let gc = Geodesy.distanceMeters(observed[i - 1], observed[i])
             let bound = min(c.maximumSpeedMetersPerSecond * dt + radii[i - 1] + radii[i],
                             gc * c.routeSearchDistanceFactor + radii[i - 1] + radii[i] + c.routeSearchSlackMeters)
             let beta = c.betaMeters + c.betaGrowthMetersPerSecond * max(0, dt - 1)
@@ -173,7 +201,10 @@ struct OfflineViterbiReference {
                         options.append((a.offset + index.length(of: b.edge) - b.offset, 0, true))
                     }
                     let remaining = index.length(of: a.edge) - a.offset
-                    if bound - remaining > 0,
+                    if g.reverseEdge(of: a.edge) == b.edge {
+                        // Turning round at the junction ahead.
+                        options.append((remaining + b.offset, c.uTurnPenalty + change, false))
+                    } else if bound - remaining > 0, a.edge != b.edge || options.isEmpty,
                        let via = roadDistances(from: index.graph.target(of: a.edge), limit: bound - remaining)[index.graph.source(of: b.edge)] {
                         options.append((remaining + via + b.offset, a.edge == b.edge ? 0 : change, false))
                     }
@@ -291,6 +322,7 @@ struct OfflineViterbiReference {
                 }
             }
             let accuracy = Double(good) / Double(total)
+            print("GRID interval \(interval): \(accuracy) p50 \(percentile(errors, 0.5)) p95 \(percentile(errors, 0.95))")
             #expect(accuracy >= (interval == 1 ? 0.95 : 0.9), "interval \(interval): \(accuracy)")
             if interval == 1 {
                 #expect(percentile(errors, 0.5) < 4 && percentile(errors, 0.95) < 10,
