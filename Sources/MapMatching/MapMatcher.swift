@@ -298,26 +298,36 @@ public final class MapMatcher {
         let m = previous.states.count
         step.isStart = false
         step.previousCount = m
-        step.transition.removeAll(keepingCapacity: true)
-        step.transition.append(contentsOf: repeatElement(-Double.infinity, count: m * n))
-        step.advance.removeAll(keepingCapacity: true)
-        step.advance.append(contentsOf: repeatElement(0.0, count: m * n))
+        // Local copies (moved out of the step, moved back at the end) keep exclusivity checks out of the loops.
+        var transition: [Double] = []
+        var advance: [Double] = []
+        swap(&transition, &step.transition)
+        swap(&advance, &step.advance)
+        let states = step.states
+        let previousStates = previous.states
+        let previousScore = previous.score
+        transition.removeAll(keepingCapacity: true)
+        transition.append(contentsOf: repeatElement(-Double.infinity, count: m * n))
+        advance.removeAll(keepingCapacity: true)
+        advance.append(contentsOf: repeatElement(0.0, count: m * n))
         for (k, (a, _)) in coastSources.enumerated() {
-            step.transition[a * n + roadCount + k] = coastLog
+            transition[a * n + roadCount + k] = coastLog
         }
 
         let graph = index.graph
         let fixSpeed = fix.validSpeed
         var bestPrevious = -Double.infinity
-        for s in previous.score where s > bestPrevious { bestPrevious = s }
+        for s in previousScore where s > bestPrevious { bestPrevious = s }
         let tolerance = configuration.backwardJitterToleranceMeters
-        for a in 0..<m where previous.score[a] >= bestPrevious - configuration.pruneMargin && roadCount > 0 {
-            let from = previous.states[a]
+        let observedHere = step.observed
+        let radii = previous.radius + step.radius
+        for a in 0..<m where previousScore[a] >= bestPrevious - configuration.pruneMargin && roadCount > 0 {
+            let from = previousStates[a]
             let dt = max(0.2, fix.timestamp - from.referenceTime)
             let gc = Geodesy.distanceMeters(
-                Coordinate(latitude: from.referenceLatitude, longitude: from.referenceLongitude), step.observed)
-            let reach = configuration.maximumSpeedMetersPerSecond * dt + previous.radius + step.radius
-            let bound = min(reach, gc * configuration.routeSearchDistanceFactor + previous.radius + step.radius
+                Coordinate(latitude: from.referenceLatitude, longitude: from.referenceLongitude), observedHere)
+            let reach = configuration.maximumSpeedMetersPerSecond * dt + radii
+            let bound = min(reach, gc * configuration.routeSearchDistanceFactor + radii
                             + configuration.routeSearchSlackMeters)
             let b1 = beta(dt)
             let logBeta = log(b1)
@@ -341,7 +351,7 @@ public final class MapMatcher {
                 return v
             }
             for b in 0..<roadCount {
-                let to = step.states[b]
+                let to = states[b]
                 var best = -Double.infinity
                 var move = 0.0
                 if to.edge == from.edge && to.offset >= from.offset - tolerance {
@@ -387,10 +397,12 @@ public final class MapMatcher {
                         }
                     }
                 }
-                step.transition[a * n + b] = best
-                step.advance[a * n + b] = move
+                transition[a * n + b] = best
+                advance[a * n + b] = move
             }
         }
+        swap(&transition, &step.transition)
+        swap(&advance, &step.advance)
         step.score.removeAll(keepingCapacity: true)
         step.score.append(contentsOf: repeatElement(-Double.infinity, count: n))
         step.back.removeAll(keepingCapacity: true)

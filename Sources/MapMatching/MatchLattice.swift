@@ -80,19 +80,30 @@ final class LatticeStep {
 
     /// Recomputes scores and back pointers from the previous step's scores.
     func recompute(from previous: LatticeStep) {
+        // Local copies (moved out, then back) keep exclusivity checks out of the loops.
+        var score: [Double] = []
+        var back: [Int32] = []
+        var states: [LatticeState] = []
+        swap(&score, &self.score)
+        swap(&back, &self.back)
+        swap(&states, &self.states)
+        let transition = self.transition
+        let advance = self.advance
+        let previousScore = previous.score
+        let previousStates = previous.states
         let n = states.count
         var top = -Double.infinity
         for b in 0..<n {
             var best = -Double.infinity
             var arg: Int32 = -1
             for a in 0..<previousCount {
-                let v = previous.score[a] + transition[a * n + b]
+                let v = previousScore[a] + transition[a * n + b]
                 if v > best { best = v; arg = Int32(a) }
             }
             score[b] = best + states[b].emission
             back[b] = arg
             if arg >= 0 {
-                let a = previous.states[Int(arg)]
+                let a = previousStates[Int(arg)]
                 if a.edge == states[b].edge {
                     states[b].arrivedFrom = a.arrivedFrom
                 } else {
@@ -102,5 +113,8 @@ final class LatticeStep {
             if score[b] > top { top = score[b] }
         }
         if top.isFinite { for b in 0..<n { score[b] -= top } }
+        swap(&score, &self.score)
+        swap(&back, &self.back)
+        swap(&states, &self.states)
     }
 }

@@ -60,6 +60,13 @@ func json(_ value: Any) -> String {
     return String(decoding: data, as: UTF8.self)
 }
 
+/// CPU time consumed by the calling thread, microseconds (CLOCK_THREAD_CPUTIME_ID, nanosecond resolution).
+func threadCPUMicroseconds() -> Double {
+    var t = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t)
+    return Double(t.tv_sec) * 1e6 + Double(t.tv_nsec) / 1e3
+}
+
 func percentile(_ values: [Double], _ q: Double) -> Double {
     let s = values.sorted()
     guard !s.isEmpty else { return .nan }
@@ -79,6 +86,14 @@ func simulate(_ o: Options) {
     let sigma = o.double("sigma", 8)
     let outliers = o.double("outliers", 0.02)
     guard let box = graph.metadata.boundingBox else { fail("empty graph") }
+    // Configuration overrides, for tuning experiments (the published figures use the defaults).
+    var configuration = MapMatchingConfiguration()
+    if let v = o.string("lag").flatMap(Int.init) { configuration.lagFixes = v }
+    if let v = o.string("candidates").flatMap(Int.init) { configuration.maximumCandidateRoads = v }
+    if let v = o.string("prune").flatMap(Double.init) { configuration.pruneMargin = v }
+    if let v = o.string("history").flatMap(Int.init) { configuration.smoothingHistoryFixes = v }
+    if let v = o.string("beta").flatMap(Double.init) { configuration.betaMeters = v }
+    if let v = o.string("sigma-default").flatMap(Double.init) { configuration.defaultSigmaMeters = v }
 
     // Random trips of 1.5–6 km straight-line between uniformly drawn points on driveable roads.
     var rng = SplitMix64(seed: seed)
@@ -106,6 +121,8 @@ func simulate(_ o: Options) {
         try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         var fixesText = "", truthText = "", oursText = ""
         var perFix: [Double] = []
+        var onWay = 0
+        var errors: [Double] = []
         var totalFixes = 0
         var searches = 0
         for (n, route) in routes.enumerated() {
@@ -126,18 +143,22 @@ func simulate(_ o: Options) {
                  "stopped": t.isStopped, "outlier": outlier, "speed": t.speedMetersPerSecond]
             }) + "\n"
             // The online matcher, one timed update per fix, as a navigator would call it.
-            let matcher = MapMatcher(index: index)
+            let matcher = MapMatcher(index: index, configuration: configuration)
             var results: [SnappedLocation] = []
             results.reserveCapacity(drive.fixes.count)
-            let clock = ContinuousClock()
+            // Thread CPU time, not wall time: the machine is shared, and a preempted update would count the other
+            // processes' time slices (milliseconds) as ours.
             for fix in drive.fixes {
-                let start = clock.now
+                let start = threadCPUMicroseconds()
                 let update = matcher.update(fix)
-                let elapsed = clock.now - start
-                perFix.append(Double(elapsed.components.attoseconds) / 1e12 + Double(elapsed.components.seconds) * 1e6)
+                perFix.append(threadCPUMicroseconds() - start)
                 results.append(contentsOf: update.finalized)
             }
             results.append(contentsOf: matcher.finish())
+            for (r, t) in zip(results, drive.truth) {
+                if r.osmWayID == t.osmWayID { onWay += 1 }
+                errors.append(Geodesy.distanceMeters(r.coordinate, t.coordinate))
+            }
             searches += matcher.roadSearchCount
             totalFixes += drive.fixes.count
             oursText += json(results.map { [$0.coordinate.latitude, $0.coordinate.longitude, $0.osmWayID] as [Any] }) + "\n"
@@ -149,6 +170,8 @@ func simulate(_ o: Options) {
             "fixes": totalFixes, "drives": routes.count, "p50Microseconds": percentile(perFix, 0.5),
             "p99Microseconds": percentile(perFix, 0.99), "meanMicroseconds": perFix.reduce(0, +) / Double(max(1, perFix.count)),
             "roadSearchesPerFix": Double(searches) / Double(max(1, totalFixes)),
+            "onTrueWay": Double(onWay) / Double(max(1, totalFixes)), "errorP50": percentile(errors, 0.5),
+            "errorP95": percentile(errors, 0.95),
         ]
         try! json(timing).write(to: dir.appendingPathComponent("timing.json"), atomically: true, encoding: .utf8)
         print(json(["interval": interval, "timing": timing]))
@@ -159,7 +182,6 @@ func wayIDs(_ o: Options) {
     guard let mapPath = o.string("map"), let input = o.string("in"), let truthPath = o.string("truth"),
           let out = o.string("out") else { fail("wayids needs --map, --in, --truth and --out") }
     let graph = loadGraph(mapPath)
-    let index = RoadGeometryIndex(graph: graph)
     let lines = (try? String(contentsOfFile: input, encoding: .utf8))?.split(separator: "\n") ?? []
     let truthLines = (try? String(contentsOfFile: truthPath, encoding: .utf8))?.split(separator: "\n") ?? []
     var text = ""
