@@ -392,13 +392,28 @@ public final class MapMatcher {
                     if via.isFinite {
                         let d = remaining + via + to.offset
                         if d <= bound {
-                            let v = score(d, to.edge == from.edge ? 0 : edgeChangePenalty)
+                            var penalty = to.edge == from.edge ? 0 : edgeChangePenalty
+                            // A path that ends on the twin of its last edge turned round at a junction.
+                            if via > 0, let last = tree.parentEdge(of: graph.source(of: to.edge)),
+                               graph.reverseEdge(of: last) == to.edge {
+                                penalty += configuration.uTurnPenalty
+                            }
+                            let v = score(d, penalty)
                             if v > best { best = v; move = d }
                         }
                     }
                 }
                 transition[a * n + b] = best
                 advance[a * n + b] = move
+            }
+        }
+        // Restart links: from the best previous state to every road state, at a fixed cost, for when the vehicle
+        // cannot have driven there (a wrong earlier decision, a real jump). NaN advance marks the break.
+        if configuration.restartPenalty.isFinite, let top = previousScore.indices.max(by: { previousScore[$0] < previousScore[$1] }),
+           previousScore[top].isFinite {
+            for b in 0..<roadCount where transition[top * n + b] < -configuration.restartPenalty {
+                transition[top * n + b] = -configuration.restartPenalty
+                advance[top * n + b] = .nan
             }
         }
         swap(&transition, &step.transition)
@@ -457,7 +472,10 @@ public final class MapMatcher {
         let k = step.committed
         let state = step.states[k]
         let fix = step.fix
-        let continuing = !step.isStart && j > 0 && window[j - 1].committed >= 0
+        var continuing = !step.isStart && j > 0 && window[j - 1].committed >= 0
+        if continuing && !state.isCoast && step.advance[window[j - 1].committed * step.states.count + k].isNaN {
+            continuing = false  // a restart link: the decided path breaks here
+        }
         if !continuing {
             history.removeAll(keepingCapacity: true)
             pathEdges.removeAll(keepingCapacity: true)
@@ -500,7 +518,9 @@ public final class MapMatcher {
                     samples.append(OdometerSample(time: s.fix.timestamp, distance: nil, speed: s.fix.validSpeed,
                                                   sigma: s.sigma))
                 } else {
-                    provisionalDistance += s.advance[previousIndex * s.states.count + b]
+                    let move = s.advance[previousIndex * s.states.count + b]
+                    if move.isNaN { break }  // the path breaks: later fixes say nothing about this one
+                    provisionalDistance += move
                     samples.append(OdometerSample(time: s.fix.timestamp, distance: provisionalDistance,
                                                   speed: s.fix.validSpeed, sigma: s.sigma))
                     if nextRoad == nil { nextRoad = (st.edge, st.offset) }
@@ -677,8 +697,13 @@ public final class MapMatcher {
             if s.isStart && p > 0 {
                 samples.removeAll(keepingCapacity: true)
                 distance = 0
-            } else if previousIndex >= 0 && !s.isStart {
-                if !s.states[b].isCoast { distance += s.advance[previousIndex * s.states.count + b] }
+            } else if previousIndex >= 0 && !s.isStart && !s.states[b].isCoast {
+                let move = s.advance[previousIndex * s.states.count + b]
+                if move.isNaN {
+                    samples.removeAll(keepingCapacity: true)
+                } else {
+                    distance += move
+                }
             }
             samples.append(OdometerSample(time: s.fix.timestamp, distance: s.states[b].isCoast ? nil : distance,
                                           speed: s.fix.validSpeed, sigma: s.sigma))

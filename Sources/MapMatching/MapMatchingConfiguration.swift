@@ -79,6 +79,10 @@ public struct MapMatchingConfiguration: Sendable, Hashable {
     public var maximumCoastSeconds: Double = 30
     /// Coasting continues from at most this many of the previous step's road positions. Default 3.
     public var coastAnchors: Int = 3
+    /// Log-likelihood cost of a restart link: every road candidate may also be reached from the best previous
+    /// state without a road path, at this cost. It lets the matcher leave a wrong road (or follow a real jump)
+    /// within a fix or two instead of coasting. Default 25. `.infinity` disables restart links.
+    public var restartPenalty: Double = 25
     /// Two fixes further apart in time than this are not joined by a transition (a long garage stay): the matcher
     /// restarts, seconds. Default 600.
     public var maximumGapSeconds: Double = 600

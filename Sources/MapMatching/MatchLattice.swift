@@ -107,7 +107,8 @@ final class LatticeStep {
                 if a.edge == states[b].edge {
                     states[b].arrivedFrom = a.arrivedFrom
                 } else {
-                    states[b].arrivedFrom = advance[Int(arg) * n + b] < 0 ? .max : a.edge
+                    let move = advance[Int(arg) * n + b]
+                    states[b].arrivedFrom = move < 0 || move.isNaN ? .max : a.edge
                 }
             }
             if score[b] > top { top = score[b] }

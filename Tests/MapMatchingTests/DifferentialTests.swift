@@ -94,9 +94,10 @@ struct OfflineViterbiReference {
     let index: RoadGeometryIndex
     let configuration: MapMatchingConfiguration
 
-    func roadDistances(from source: NodeID, limit: Double) -> [NodeID: Double] {
+    func roadDistances(from source: NodeID, limit: Double) -> [NodeID: (distance: Double, lastEdge: EdgeID?)] {
         let graph = index.graph
         var dist: [NodeID: Double] = [source: 0]
+        var last: [NodeID: EdgeID] = [:]
         var frontier: [(Double, NodeID)] = [(0, source)]
         while let i = frontier.indices.min(by: { frontier[$0].0 < frontier[$1].0 }) {
             let (d, u) = frontier.remove(at: i)
@@ -107,11 +108,14 @@ struct OfflineViterbiReference {
                 let nd = d + index.length(of: e)
                 if nd < dist[v] ?? .infinity {
                     dist[v] = nd
+                    last[v] = e
                     frontier.append((nd, v))
                 }
             }
         }
-        return dist.filter { $0.value <= limit }
+        var result: [NodeID: (distance: Double, lastEdge: EdgeID?)] = [:]
+        for (node, d) in dist where d <= limit { result[node] = (d, last[node]) }
+        return result
     }
 
     func match(_ fixes: [LocationFix], normalize: Bool = false) -> [EdgeID?] {
@@ -206,7 +210,9 @@ struct OfflineViterbiReference {
                         options.append((remaining + b.offset, c.uTurnPenalty + change, false))
                     } else if bound - remaining > 0, a.edge != b.edge || options.isEmpty,
                        let via = roadDistances(from: index.graph.target(of: a.edge), limit: bound - remaining)[index.graph.source(of: b.edge)] {
-                        options.append((remaining + via + b.offset, a.edge == b.edge ? 0 : change, false))
+                        // Ending on the twin of the path's last edge is a U-turn at a junction.
+                        let turn = via.distance > 0 && via.lastEdge.flatMap { g.reverseEdge(of: $0) } == b.edge
+                        options.append((remaining + via.distance + b.offset, (a.edge == b.edge ? 0 : change) + (turn ? c.uTurnPenalty : 0), false))
                     }
                     for (d, penalty, backwards) in options where d <= bound {
                         var t = -abs(d - gc) / beta - log(beta) - penalty
@@ -255,6 +261,7 @@ struct OfflineViterbiReference {
         c.outlierSigmas = 1000
         c.pruneMargin = .infinity
         c.maximumCoastedFixes = 0
+        c.restartPenalty = .infinity
         c.lagFixes = lag
         return c
     }
