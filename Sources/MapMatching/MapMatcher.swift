@@ -532,8 +532,6 @@ public final class MapMatcher {
             samples[...], target: target, speedSigma: configuration.speedIntegrationSigmaMetersPerSecond,
             accelerationSigma: configuration.accelerationSigmaMetersPerSecondSquared)
         if let v = estimate.speed, v.isFinite { lastSpeedEstimate = max(0, v) }
-        let maxShift = configuration.maximumSmoothingShiftSigmas * step.sigma
-
         let location: SnappedLocation
         if state.isCoast {
             let anchorTime = lastDecidedRoad?.time ?? state.referenceTime
@@ -543,11 +541,15 @@ public final class MapMatcher {
             } else {
                 ahead = (fix.validSpeed ?? lastSpeedEstimate ?? 0) * max(0, fix.timestamp - anchorTime)
             }
-            ahead = max(0, ahead)
-            let (e, o) = walkForward(from: state.edge, offset: state.offset, distance: ahead, toward: nextRoad)
+            // The smoothed estimate may lie behind the anchor when the anchor's own fix ran ahead along the road.
+            let maxShift = configuration.maximumSmoothingShiftSigmas * step.sigma
+            let (e, o) = ahead >= 0
+                ? walkForward(from: state.edge, offset: state.offset, distance: ahead, toward: nextRoad)
+                : walkBackward(from: state.edge, offset: state.offset, distance: min(-ahead, maxShift))
             location = makeLocation(fix: fix, edge: e, offset: o, source: .deadReckoned,
                                     speed: fix.validSpeed ?? estimate.speed, final: true)
         } else {
+            let maxShift = configuration.maximumSmoothingShiftSigmas * step.sigma
             let shift = min(maxShift, max(-maxShift, (estimate.distance ?? lastDistance) - lastDistance))
             let (e, o) = shift >= 0
                 ? walkForward(from: state.edge, offset: state.offset, distance: shift, toward: nextRoad)

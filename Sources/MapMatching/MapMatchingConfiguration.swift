@@ -54,9 +54,10 @@ public struct MapMatchingConfiguration: Sendable, Hashable {
     public var routeSearchDistanceFactor: Double = 1.5
     /// Added to the road search bound, metres. Default 40.
     public var routeSearchSlackMeters: Double = 40
-    /// On one edge, moving backwards by up to this is GPS jitter (a stopped car), not a loop round the block,
-    /// metres. Default 15.
-    public var backwardJitterToleranceMeters: Double = 15
+    /// On one edge (or back over the junction just passed), moving backwards by up to this is GPS jitter, not a
+    /// loop round the block, metres. Consecutive snapped positions differ by the along-road error of two fixes
+    /// (σ√2 each). Default 20.
+    public var backwardJitterToleranceMeters: Double = 20
     /// While both fixes report a speed below `stationarySpeedMetersPerSecond`, moving onto another edge costs this
     /// much log-likelihood: a stopped car near a junction stays on the road it stopped on. Default 6.
     public var stationaryEdgeChangePenalty: Double = 0
