@@ -329,7 +329,6 @@ struct OfflineViterbiReference {
                 }
             }
             let accuracy = Double(good) / Double(total)
-            _ = ("GRID interval \(interval): \(accuracy) p50 \(percentile(errors, 0.5)) p95 \(percentile(errors, 0.95))")
             #expect(accuracy >= (interval == 1 ? 0.95 : 0.9), "interval \(interval): \(accuracy)")
             if interval == 1 {
                 #expect(percentile(errors, 0.5) < 4 && percentile(errors, 0.95) < 10,
