@@ -222,6 +222,7 @@ public final class MapMatcher {
             return c
         }()
         let speed = fix.validSpeed ?? -1
+        let standing = stationaryCount > 0
         for c in candidateBuffer {
             var emission = -0.5 * (c.distance / sigma) * (c.distance / sigma) - log(sigma)
             if let course {
@@ -230,6 +231,11 @@ public final class MapMatcher {
             }
             if let route, route.contains(edge: c.edge, offset: c.offset, tolerance: 5) {
                 emission += configuration.routeBonus
+            }
+            if standing && c.offset < configuration.junctionClearanceMeters
+                && index.graph.outgoingEdges(of: index.graph.source(of: c.edge)).count >= 3 {
+                // Vehicles wait at stop lines before a junction, not just past it.
+                emission -= configuration.standingPastJunctionPenalty
             }
             switch index.graph.highwayClass(of: c.edge) {
             case .service, .track, .busway, .pedestrian: emission -= configuration.minorRoadPenalty

@@ -66,6 +66,13 @@ public struct MapMatchingConfiguration: Sendable, Hashable {
     public var stationarySpeedMetersPerSecond: Double = 0.5
     /// Floor of σ_z for the mean of stationary fixes, metres (map geometry is not better than this). Default 1.5.
     public var minimumStationarySigmaMeters: Double = 1.5
+    /// A standing vehicle (see `stationarySpeedMetersPerSecond`) within this distance past a junction (a node
+    /// with three or more outgoing edges) pays `standingPastJunctionPenalty`: cars wait at stop lines before
+    /// junctions, so fixes averaged at a stop line should not pull the position onto the cross street. Metres.
+    /// Default 6.
+    public var junctionClearanceMeters: Double = 6
+    /// Log-likelihood cost of standing just past a junction. Default 1.5. 0 disables the prior.
+    public var standingPastJunctionPenalty: Double = 1.5
     /// Log-likelihood cost of turning round in the middle of a two-way road. Default 6.
     public var uTurnPenalty: Double = 6
 

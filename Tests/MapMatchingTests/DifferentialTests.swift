@@ -127,6 +127,7 @@ struct OfflineViterbiReference {
         var observed: [Coordinate] = []
         var sigmas: [Double] = []
         var standing: [Coordinate] = []
+        var standingFlags: [Bool] = []
         for f in fixes {
             var sigma = c.sigmaMeters(for: f)
             var position = f.coordinate
@@ -148,6 +149,7 @@ struct OfflineViterbiReference {
             }
             observed.append(position)
             sigmas.append(sigma)
+            standingFlags.append(!standing.isEmpty)
         }
         for (i, f) in fixes.enumerated() {
             let radius = min(c.maximumSearchRadiusMeters, max(c.minimumSearchRadiusMeters, c.searchRadiusSigmas * c.sigmaMeters(for: f)))
@@ -161,6 +163,10 @@ struct OfflineViterbiReference {
             let f = fixes[i]
             let sigma = sigmas[i]
             var e = -0.5 * (k.distance / sigma) * (k.distance / sigma) - log(sigma)
+            if standingFlags[i] && k.offset < c.junctionClearanceMeters
+                && index.graph.outgoingEdges(of: index.graph.source(of: k.edge)).count >= 3 {
+                e -= c.standingPastJunctionPenalty
+            }
             if [.service, .track, .busway, .pedestrian].contains(index.graph.highwayClass(of: k.edge)) {
                 e -= c.minorRoadPenalty
             }
