@@ -81,7 +81,7 @@ public struct TripEvaluator {
         else {
             return nil
         }
-        let route = (legs: nav.remainingRouteLegs, unused: 0)
+        let plannedLegs = nav.remainingRouteLegs
 
         // Drive every leg (or the leaving drive), stopping at each end.
         var fixes: [LocationFix] = []
@@ -91,7 +91,7 @@ public struct TripEvaluator {
         var offRouteTruthTime: Double?
         var corridorExitTruthTime: Double?
         var clock = noise.startTimestamp
-        for (i, leg) in route.legs.enumerated() {
+        for (i, leg) in plannedLegs.enumerated() {
             var config = noise
             config.startTimestamp = clock
             config.seed = seed &+ UInt64(i) &* 7919
@@ -190,7 +190,7 @@ public struct TripEvaluator {
             _ = nav.updateTraffic(observations, at: first.timestamp)
         }
         if let log, let summary = nav.currentRouteLeg, leaveAfterFraction == nil {
-            let leg = route.legs[0]
+            let leg = plannedLegs[0]
             let legTruth = truth[0..<(legTruthStartIndex.count > 1 ? legTruthStartIndex[1] : truth.count)]
             let movingTime = zip(legTruth, legTruth.dropFirst()).filter { $0.0.speedMetersPerSecond > 0.1 }.count
             let stoppedTime = zip(legTruth, legTruth.dropFirst()).filter { $0.0.speedMetersPerSecond <= 0.1 }.count
@@ -206,7 +206,7 @@ public struct TripEvaluator {
             arrivalDistanceMeters: Array(repeating: nil, count: waypoints.count), reroutes: 0,
             midTripTimeError: nil, fixesToReroute: nil,
             fixesToRerouteAfterCorridorExit: nil, fixCount: raw.count)
-        let firstLegLength = route.legs[0].distanceMeters
+        let firstLegLength = plannedLegs[0].distanceMeters
         var midRecorded = false
         var offFixes = 0
         var corridorFixes = 0
@@ -253,12 +253,12 @@ public struct TripEvaluator {
                         let total = legTruth.map(\.distanceMeters).max() ?? 0
                         result.arrivalRemainingMeters[legIndex] = total - sample.distanceMeters
                         result.arrivalDistanceMeters[legIndex] = Geodesy.distanceMeters(
-                            sample.coordinate, route.legs[legIndex].end.point)
+                            sample.coordinate, plannedLegs[legIndex].end.point)
                         if let m = result.arrivalRemainingMeters[legIndex], m > 30 {
                             log?(
                                 "early arrival at waypoint \(legIndex): \(Int(m)) m along still to go, "
                                     + "\(Int(result.arrivalDistanceMeters[legIndex] ?? -1)) m straight; true speed \(sample.speedMetersPerSecond), "
-                                    + "fix speed \(fix.speedMetersPerSecond ?? -1), vehicle at \(Int(Geodesy.distanceMeters(a.vehicleCoordinate, route.legs[legIndex].end.point))) m by the navigator"
+                                    + "fix speed \(fix.speedMetersPerSecond ?? -1), vehicle at \(Int(Geodesy.distanceMeters(a.vehicleCoordinate, plannedLegs[legIndex].end.point))) m by the navigator"
                             )
                         }
                     }
@@ -287,7 +287,7 @@ public struct TripEvaluator {
                 "waypoint \(k): \(count) arrivals; remaining at end \(nav.distanceToNextDestination) m; current \(nav.destinations.first?.index ?? -1); "
                     + "vehicle to leg end \(end.map { Geodesy.distanceMeters($0, vehicle) } ?? -1) m; vehicle nearest leg point at along "
                     + "\(closest?.distanceAlongLegMeters ?? -1) of \(nav.activeLeg?.lengthMeters ?? -1), \(closest?.distanceFromRouteMeters ?? -1) m off; "
-                    + "truth route end \(Geodesy.distanceMeters(route.legs[k].end.point, vehicle)) m")
+                    + "truth route end \(Geodesy.distanceMeters(plannedLegs[k].end.point, vehicle)) m")
         }
         return result
     }
