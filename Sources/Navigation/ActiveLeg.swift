@@ -135,7 +135,12 @@ public struct ActiveLeg: Sendable {
 
     /// Closest point of the leg to `coordinate` among the segments overlapping
     /// `[fromMeters, toMeters]` along the leg; nil for an empty leg.
-    public func project(_ coordinate: Coordinate, fromMeters: Double = 0, toMeters: Double = .infinity) -> RouteMatch? {
+    ///
+    /// With `near`, a leg that passes the same place twice (round a block, back on the other carriageway) is
+    /// resolved towards the pass closest along the leg to `near`: a candidate's score is its distance plus
+    /// `alongPenalty` × how far it lies more than 50 m along the leg from `near`.
+    public func project(_ coordinate: Coordinate, fromMeters: Double = 0, toMeters: Double = .infinity,
+                        near: Double? = nil, alongPenalty: Double = 0.2) -> RouteMatch? {
         guard !points.isEmpty else { return nil }
         if points.count == 1 {
             return RouteMatch(
@@ -146,10 +151,15 @@ public struct ActiveLeg: Sendable {
         }
         let first = segmentIndex(atDistance: max(0, fromMeters))
         let last = toMeters >= lengthMeters ? points.count - 2 : segmentIndex(atDistance: toMeters)
-        var best: (segment: Int, projection: SegmentProjection)?
+        var best: (segment: Int, projection: SegmentProjection, score: Double)?
         for s in first...max(first, last) {
             let p = PolylineGeometry.project(coordinate, ontoSegment: points[s], points[s + 1])
-            if best == nil || p.distanceMeters < best!.projection.distanceMeters { best = (s, p) }
+            var score = p.distanceMeters
+            if let near {
+                let along = cumulativeMeters[s] + (cumulativeMeters[s + 1] - cumulativeMeters[s]) * p.fraction
+                score += alongPenalty * max(0, abs(along - near) - 50)
+            }
+            if best == nil || score < best!.score { best = (s, p, score) }
         }
         guard let best else { return nil }
         let s = best.segment

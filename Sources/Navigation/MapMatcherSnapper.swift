@@ -58,9 +58,9 @@ public final class MapMatcherSnapper: RoadSnappingProvider {
         var onRoute = false
         if let leg = activeLeg {
             let from = leg.progressMeters - windowBehindMeters, to = leg.progressMeters + windowAheadMeters
-            let raw = leg.project(fix.coordinate, fromMeters: from, toMeters: to)
+            let raw = leg.project(fix.coordinate, fromMeters: from, toMeters: to, near: leg.progressMeters)
             match = raw
-            let snapped = s.matched ? leg.project(s.coordinate, fromMeters: from, toMeters: to) : nil
+            let snapped = s.matched ? leg.project(s.coordinate, fromMeters: from, toMeters: to, near: leg.progressMeters) : nil
             // The matcher's edge flickers between the route and crossing roads at junctions, and it coasts on a
             // wrong road while the vehicle stands, so "on the route" is decided on geometry: the snapped point or
             // the raw fix lies on the leg (or the matcher says so and the fix is within the corridor), and a

@@ -478,7 +478,11 @@ public final class NavigatorCore {
         let residual = measurement - predicted
         let accuracy = snapped.fix.horizontalAccuracyMeters ?? configuration.defaultHorizontalAccuracyMeters
         let gate = 3 * accuracy + 0.5 * p.velocity * dt + 10
-        if abs(residual) > gate && p.rejected < 2 {
+        // Three outliers in a row are believed (the vehicle really is there) — unless the fix's own speed says
+        // it cannot have got there (standing at a waypoint while the leg passes nearby again further on); ten are
+        // believed regardless.
+        let supported = snapped.fix.speedMetersPerSecond.map { $0 * dt + gate >= abs(residual) } ?? true
+        if abs(residual) > gate && (p.rejected < 2 || (!supported && p.rejected < 10)) {
             p.rejected += 1
             return
         }
@@ -517,7 +521,8 @@ public final class NavigatorCore {
                 Geodesy.distanceMeters(position, p.route.leg.end.point),
                 Geodesy.distanceMeters(position, destination.coordinate)) <= configuration.arrivalStandingRadiusMeters
         // … unless the vehicle is on the leg well before its end (passing the destination on the way round).
-        let explainedByLeg = snapped.isOnRoute && length - p.along > 2 * configuration.arrivalStandingRadiusMeters
+        let measuredAlong = snapped.routeMatch?.distanceAlongLegMeters ?? p.along
+        let explainedByLeg = snapped.isOnRoute && length - measuredAlong > 2 * configuration.arrivalStandingRadiusMeters
         standingNearDestination = slow && nearEnd && !explainedByLeg ? standingNearDestination + 1 : 0
         guard (estimateClose && measurementClose && snapped.isOnRoute) || standingNearDestination >= 2 else {
             return nil

@@ -112,7 +112,7 @@ public final class NearestRoadSnapper: RoadSnappingProvider {
             let c = configuration
             match = route.project(
                 fix.coordinate, fromMeters: route.progressMeters - c.windowBehindMeters,
-                toMeters: route.progressMeters + c.windowAheadMeters)
+                toMeters: route.progressMeters + c.windowAheadMeters, near: route.progressMeters)
             if let m = match, m.distanceFromRouteMeters > c.routeCorridorMeters,
                 let wide = route.project(fix.coordinate, fromMeters: route.progressMeters - c.windowBehindMeters),
                 wide.distanceFromRouteMeters < m.distanceFromRouteMeters

@@ -215,6 +215,7 @@ public struct TripEvaluator {
             let sample = truth[i]
             if let leaving = offRouteTruthTime, sample.timestamp >= leaving { offFixes += 1 }
             if let exit = corridorExitTruthTime, sample.timestamp >= exit { corridorFixes += 1 }
+            let legBefore = nav.activeLeg
             let events = step(nav, fix)
             for case .location(let l) in events { recentOnRoute.append(l.isOnRoute) }
             if let log, leaveAfterFraction != nil, offFixes > 0, result.fixesToReroute == nil {
@@ -270,6 +271,14 @@ public struct TripEvaluator {
                             + "speed \(sample.speedMetersPerSecond) dist \(sample.distanceMeters); fix off truth "
                             + "\(Geodesy.distanceMeters(fix.coordinate, sample.coordinate)) m; recent onRoute \(recentOnRoute.suffix(6))"
                     )
+                    if let log, let leg = legBefore {
+                        let m = leg.project(fix.coordinate)
+                        let t = leg.project(sample.coordinate)
+                        log("    old leg: progress \(Int(leg.progressMeters)) of \(Int(leg.lengthMeters)); fix at along \(Int(m?.distanceAlongLegMeters ?? -1)) "
+                            + "\(Int(m?.distanceFromRouteMeters ?? -1)) m off, bearing there \(Int(m?.routeBearingDegrees ?? -1)); truth at along "
+                            + "\(Int(t?.distanceAlongLegMeters ?? -1)) \(Int(t?.distanceFromRouteMeters ?? -1)) m off; fix course \(Int(fix.courseDegrees ?? -1)) "
+                            + "truth course \(Int(sample.courseDegrees)); leg edges \(leg.leg.edges.prefix(3)) truth edge \(sample.edge)")
+                    }
                     if leaveAfterFraction != nil, result.fixesToReroute == nil, offFixes > 0 {
                         result.fixesToReroute = offFixes
                         result.fixesToRerouteAfterCorridorExit = corridorFixes
