@@ -1,0 +1,285 @@
+import RoadGraph
+
+/// Shortest road distances (metres) from one node to every node within a bound: the result of one bounded
+/// Dijkstra search, kept in a small open-addressing table so that it can be cached and queried in O(1).
+final class DistanceTree {
+    private(set) var source: NodeID = 0
+    /// Every node closer than this is in the table, metres.
+    private(set) var bound: Double = 0
+    // Open addressing in manually managed buffers: no exclusivity or uniqueness checks on the hot path.
+    private var keys: UnsafeMutablePointer<UInt32>  // node + 1; 0 = empty
+    private var distances: UnsafeMutablePointer<Double>
+    private var parents: UnsafeMutablePointer<UInt32>  // edge into the node on the shortest path; .max at the source
+    private var capacity: Int
+    private var mask: Int
+    /// Step at which the tree was last used (for eviction).
+    var lastUsed = 0
+
+    init() {
+        capacity = 16
+        mask = 15
+        keys = .allocate(capacity: 16)
+        keys.initialize(repeating: 0, count: 16)
+        distances = .allocate(capacity: 16)
+        distances.initialize(repeating: 0, count: 16)
+        parents = .allocate(capacity: 16)
+        parents.initialize(repeating: 0, count: 16)
+    }
+
+    deinit {
+        keys.deallocate()
+        distances.deallocate()
+        parents.deallocate()
+    }
+
+    func reset(source: NodeID, bound: Double, expectedCount: Int) {
+        self.source = source
+        self.bound = bound
+        var wanted = 16
+        while wanted < expectedCount * 2 { wanted <<= 1 }
+        if wanted != capacity {
+            keys.deallocate()
+            distances.deallocate()
+            parents.deallocate()
+            keys = .allocate(capacity: wanted)
+            distances = .allocate(capacity: wanted)
+            distances.initialize(repeating: 0, count: wanted)
+            parents = .allocate(capacity: wanted)
+            parents.initialize(repeating: 0, count: wanted)
+            capacity = wanted
+        }
+        keys.initialize(repeating: 0, count: capacity)
+        mask = capacity - 1
+    }
+
+    @inline(__always) private func slot(_ node: NodeID) -> Int {
+        Int((node &* 0x9E37_79B1) >> 7) & mask
+    }
+
+    func insert(_ node: NodeID, distance: Double, parent: UInt32) {
+        var i = slot(node)
+        while keys[i] != 0 && keys[i] != node &+ 1 { i = (i + 1) & mask }
+        keys[i] = node &+ 1
+        distances[i] = distance
+        parents[i] = parent
+    }
+
+    /// Road distance from `source` to `node`, metres; infinity when farther than `bound` or unreachable.
+    @inline(__always) func distance(to node: NodeID) -> Double {
+        var i = slot(node)
+        while true {
+            let k = keys[i]
+            if k == 0 { return .infinity }
+            if k == node &+ 1 { return distances[i] }
+            i = (i + 1) & mask
+        }
+    }
+
+    /// The edge entering `node` on its shortest path from `source`; nil at the source or when not reached.
+    func parentEdge(of node: NodeID) -> EdgeID? {
+        var i = slot(node)
+        while true {
+            let k = keys[i]
+            if k == 0 { return nil }
+            if k == node &+ 1 { return parents[i] == .max ? nil : parents[i] }
+            i = (i + 1) & mask
+        }
+    }
+}
+
+/// Bounded Dijkstra searches over the nodes of the road graph for one travel mode, with a cache of recent search
+/// trees keyed by source node. Consecutive fixes on the same road ask from the same nodes, so most transitions
+/// are answered from the cache. Turn restrictions are not applied (map matching follows what the vehicle did);
+/// barrier nodes that block the mode end the search there.
+final class RoadDistanceCache {
+    let index: RoadGeometryIndex
+    let mode: TravelMode
+    private let mask: ModeMask
+    // Search labels in manually managed buffers (one slot per node): no exclusivity checks in the inner loop.
+    private let stamp: UnsafeMutablePointer<UInt32>
+    private let cost: UnsafeMutablePointer<Double>
+    private let parent: UnsafeMutablePointer<UInt32>
+    private let nodeCount: Int
+    private var currentStamp: UInt32 = 0
+    private var heap = NodeHeap()
+    private var settled: [UInt32] = []
+    private var trees: [DistanceTree] = []
+    private var treeOfNode: [NodeID: Int] = [:]
+    /// The current step (trees used in it are not evicted).
+    var step = 0
+    /// Maximum number of cached trees.
+    let capacity: Int
+    /// Number of searches run (for tests and benchmarks).
+    private(set) var searchCount = 0
+
+    init(index: RoadGeometryIndex, mode: TravelMode, capacity: Int = 64) {
+        self.index = index
+        self.mode = mode
+        mask = ModeMask(mode)
+        let n = max(1, index.graph.nodeCount)
+        nodeCount = n
+        stamp = .allocate(capacity: n)
+        stamp.initialize(repeating: 0, count: n)
+        cost = .allocate(capacity: n)
+        cost.initialize(repeating: 0, count: n)
+        parent = .allocate(capacity: n)
+        parent.initialize(repeating: 0, count: n)
+        self.capacity = capacity
+        treeOfNode.reserveCapacity(capacity * 2)
+    }
+
+    deinit {
+        stamp.deallocate()
+        cost.deallocate()
+        parent.deallocate()
+    }
+
+    /// A tree from `node` that holds every node within `bound` metres.
+    func tree(from node: NodeID, bound: Double) -> DistanceTree {
+        if let i = treeOfNode[node], trees[i].bound >= bound {
+            trees[i].lastUsed = step
+            return trees[i]
+        }
+        let tree: DistanceTree
+        if let i = treeOfNode[node] {
+            tree = trees[i]
+        } else if trees.count < capacity {
+            tree = DistanceTree()
+            treeOfNode[node] = trees.count
+            trees.append(tree)
+        } else {
+            var victim = -1
+            for (i, t) in trees.enumerated() where t.lastUsed != step {
+                if victim < 0 || t.lastUsed < trees[victim].lastUsed { victim = i }
+            }
+            if victim < 0 {
+                tree = DistanceTree()
+                treeOfNode[node] = trees.count
+                trees.append(tree)
+            } else {
+                tree = trees[victim]
+                treeOfNode[tree.source] = nil
+                treeOfNode[node] = victim
+            }
+        }
+        search(from: node, bound: bound, into: tree)
+        tree.lastUsed = step
+        return tree
+    }
+
+    func removeAll() {
+        trees.removeAll()
+        treeOfNode.removeAll(keepingCapacity: true)
+    }
+
+    private func search(from source: NodeID, bound: Double, into tree: DistanceTree) {
+        searchCount += 1
+        let graph = index.graph
+        if currentStamp == .max {
+            stamp.update(repeating: 0, count: nodeCount)
+            currentStamp = 0
+        }
+        currentStamp += 1
+        let current = currentStamp
+        // Work on local copies (moved out, so no copy-on-write) to keep exclusivity checks out of the loop.
+        var heap = NodeHeap()
+        swap(&heap, &self.heap)
+        var settled: [UInt32] = []
+        swap(&settled, &self.settled)
+        heap.removeAll()
+        settled.removeAll(keepingCapacity: true)
+        stamp[Int(source)] = current
+        cost[Int(source)] = 0
+        parent[Int(source)] = .max
+        heap.push(0, source)
+        while !heap.isEmpty {
+            let (d, u) = heap.popMin()
+            if d > cost[Int(u)] { continue }
+            if d > bound { break }
+            settled.append(u)
+            if u != source && !graph.isPassable(node: u, mode: mode) { continue }
+            for e in graph.outgoingEdges(of: u) where graph.access(of: e).contains(mask) {
+                let v = graph.target(of: e)
+                let nd = d + index.length(of: e)
+                let vi = Int(v)
+                if stamp[vi] == current && cost[vi] <= nd { continue }
+                stamp[vi] = current
+                cost[vi] = nd
+                parent[vi] = e
+                heap.push(nd, v)
+            }
+        }
+        tree.reset(source: source, bound: bound, expectedCount: settled.count)
+        for u in settled { tree.insert(u, distance: cost[Int(u)], parent: parent[Int(u)]) }
+        swap(&heap, &self.heap)
+        swap(&settled, &self.settled)
+    }
+
+    /// Edges from the end of edge `from` to the start of edge `to` along the shortest road path (empty when
+    /// `to` starts where `from` ends), or nil when no path lies within `bound` metres.
+    func connectingEdges(from: EdgeID, to: EdgeID, bound: Double) -> [EdgeID]? {
+        let graph = index.graph
+        let start = graph.target(of: from), goal = graph.source(of: to)
+        if start == goal { return [] }
+        let t = tree(from: start, bound: bound)
+        guard t.distance(to: goal).isFinite else { return nil }
+        var edges: [EdgeID] = []
+        var node = goal
+        while node != start, let e = t.parentEdge(of: node) {
+            edges.append(e)
+            node = graph.source(of: e)
+            if edges.count > 100_000 { return nil }
+        }
+        return edges.reversed()
+    }
+}
+
+/// A binary min-heap of (distance, node) with lazy deletion.
+struct NodeHeap {
+    private var keys: [Double] = []
+    private var nodes: [UInt32] = []
+
+    var isEmpty: Bool { keys.isEmpty }
+
+    mutating func removeAll() {
+        keys.removeAll(keepingCapacity: true)
+        nodes.removeAll(keepingCapacity: true)
+    }
+
+    mutating func push(_ key: Double, _ node: UInt32) {
+        keys.append(key)
+        nodes.append(node)
+        var child = keys.count - 1
+        while child > 0 {
+            let p = (child - 1) >> 1
+            if keys[p] <= key { break }
+            keys[child] = keys[p]
+            nodes[child] = nodes[p]
+            child = p
+        }
+        keys[child] = key
+        nodes[child] = node
+    }
+
+    mutating func popMin() -> (Double, UInt32) {
+        let top = (keys[0], nodes[0])
+        let lastKey = keys.removeLast()
+        let lastNode = nodes.removeLast()
+        let count = keys.count
+        if count > 0 {
+            var i = 0
+            while true {
+                var c = 2 * i + 1
+                if c >= count { break }
+                if c + 1 < count && keys[c + 1] < keys[c] { c += 1 }
+                if keys[c] >= lastKey { break }
+                keys[i] = keys[c]
+                nodes[i] = nodes[c]
+                i = c
+            }
+            keys[i] = lastKey
+            nodes[i] = lastNode
+        }
+        return top
+    }
+}
