@@ -29,6 +29,34 @@ public struct BatchMatcher {
     }
 }
 
+extension BatchMatcher {
+    /// `edgenav match` in one call: JSON fix lines in, one JSON output line per input line, in order. Blank lines
+    /// are skipped; a line that is not a valid fix gives `{"matched":false,"error":CODE,"message":…}` in its
+    /// place, and the trace continues around it.
+    public func matchJSONLines(_ lines: [String], route: Route? = nil) -> [String] {
+        var fixes: [LocationFix] = []
+        var slots: [Result<Int, MatchingJSONError>] = []
+        for line in lines where !line.allSatisfy(\.isWhitespace) {
+            do {
+                fixes.append(try MatchingJSON.decodeFix(line))
+                slots.append(.success(fixes.count - 1))
+            } catch let error as MatchingJSONError {
+                slots.append(.failure(error))
+            } catch {
+                slots.append(.failure(MatchingJSONError(code: "match.invalid_json", message: "\(error)")))
+            }
+        }
+        let matched = match(fixes, route: route)
+        return slots.map { slot in
+            switch slot {
+            case .success(let i): return MatchingJSON.encode(matched[i])
+            case .failure(let e):
+                return "{\"matched\":false,\"error\":\(MatchingJSON.string(e.code)),\"message\":\(MatchingJSON.string(e.message))}"
+            }
+        }
+    }
+}
+
 /// Why a JSON line could not be read.
 public struct MatchingJSONError: Error, Hashable, Sendable, CustomStringConvertible {
     /// Stable code: "match.invalid_json", "match.missing_field" or "match.invalid_value".
