@@ -68,7 +68,8 @@ public struct MatchingJSONError: Error, Hashable, Sendable, CustomStringConverti
 /// The JSON-lines codec of `edgenav match`.
 ///
 /// Input: `{"lat": 60.17, "lon": 24.94, "timestamp": 1700000000.5, "speed": 12.1, "course": 87,
-/// "horizontalAccuracy": 5, "altitude": 12}` — `timestamp` in seconds since 1970 or an ISO-8601 string;
+/// "horizontalAccuracy": 5, "altitude": 12}` — `timestamp` in seconds since 1970 (milliseconds are recognised
+/// by size) or an ISO-8601 string;
 /// `speed` m/s, `course` degrees from north, `horizontalAccuracy` and `altitude` metres are optional (negative
 /// speed/course/accuracy mean unknown, as in `CLLocation`).
 ///
@@ -114,7 +115,9 @@ public enum MatchingJSON {
         let timestamp: Double
         switch raw.timestamp {
         case .seconds(let t)? where t.isFinite:
-            timestamp = t
+            // Milliseconds since 1970 (common in exported traces) are recognised by size: seconds stay below 1e11
+            // until the year 5138.
+            timestamp = abs(t) >= 1e11 ? t / 1000 : t
         case .text(let text)?:
             let formatter = ISO8601DateFormatter()
             formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]

@@ -12,6 +12,8 @@ import Testing
         #expect(f.horizontalAccuracyMeters == 6 && f.altitudeMeters == nil)
         let iso = try MatchingJSON.decodeFix(#"{"lat": 1, "lon": 2, "timestamp": "2023-11-14T22:13:20Z"}"#)
         #expect(iso.timestamp == 1_700_000_000)
+        let millis = try MatchingJSON.decodeFix(#"{"lat": 1, "lon": 2, "timestamp": 1700000000500}"#)
+        #expect(millis.timestamp == 1_700_000_000.5)
         // Negative values mean "unknown", as in CLLocation.
         let unknown = try MatchingJSON.decodeFix(#"{"lat": 1, "lon": 2, "timestamp": 3, "speed": -1, "course": -1}"#)
         #expect(unknown.validSpeed == nil && unknown.validCourse == nil)
