@@ -64,6 +64,9 @@ public struct MapMatchingConfiguration: Sendable, Hashable {
     /// Speed below which a fix counts as stationary, m/s. Default 0.5. Consecutive stationary fixes are
     /// repeated measurements of one point: the matcher observes their running mean, with σ_z / √n.
     public var stationarySpeedMetersPerSecond: Double = 0.5
+    /// For fixes without a speed, a speed is inferred from a straight-line fit through this many recent positions,
+    /// only to detect a standing vehicle. Default 12. Below 3 disables the inference.
+    public var speedInferenceFixes: Int = 12
     /// Floor of σ_z for the mean of stationary fixes, metres (map geometry is not better than this). Default 1.5.
     public var minimumStationarySigmaMeters: Double = 1.5
     /// A standing vehicle (see `stationarySpeedMetersPerSecond`) within this distance past a junction (a node

@@ -96,6 +96,7 @@ func simulate(_ o: Options) {
     if let v = o.string("history").flatMap(Int.init) { configuration.smoothingHistoryFixes = v }
     if let v = o.string("beta").flatMap(Double.init) { configuration.betaMeters = v }
     if let v = o.string("junction-penalty").flatMap(Double.init) { configuration.standingPastJunctionPenalty = v }
+    if let v = o.string("speed-inference").flatMap(Int.init) { configuration.speedInferenceFixes = v }
     if let v = o.string("sigma-default").flatMap(Double.init) { configuration.defaultSigmaMeters = v }
 
     // Random trips of 1.5–6 km straight-line between uniformly drawn points on driveable roads.
