@@ -11,7 +11,8 @@ Subcommands
   report TRACEDIR...        metrics for edgenav.jsonl, osrm.jsonl, valhalla.jsonl against truth.jsonl; prints a
                             Markdown table
 
-Both references see each whole trace at once (offline); EdgeNav's matcher runs online, fix by fix. Each engine
+Both references see each whole trace at once (offline); EdgeNav's matcher runs online, fix by fix. They get
+positions and timestamps only; EdgeNav is run twice: with the fixes' speed and course, and with positions only. Each engine
 is told the simulated GPS noise: OSRM radiuses and Valhalla gps_accuracy of 10 m (σ = 8 m per axis gives a radial
 standard deviation of about 11 m). Per-fix cost = CPU time: for EdgeNav the matcher thread's CPU time per update (p50, p99, mean); for a reference
 the process CPU time of its whole-trace call divided by the trace's fixes (its wall time is in *-timing.json).
@@ -221,15 +222,20 @@ def report(trace_dirs: list[Path]) -> None:
             t = trace_dir / f"{engine}-timing.json"
             if t.exists():
                 costs[engine] = json.loads(t.read_text())["meanMicrosecondsPerFix"]
-        for engine, label in (("edgenav", "EdgeNav (online, lag 4)"), ("osrm", "OSRM match (offline)"),
-                              ("valhalla", "Valhalla Meili (offline)")):
+        position_only = trace_dir / "timing-position-only.json"
+        if position_only.exists():
+            costs["edgenav-position-only"] = json.loads(position_only.read_text())["meanMicroseconds"]
+        for engine, label in (("edgenav", "EdgeNav (online, lag 4)"),
+                              ("edgenav-position-only", "EdgeNav, positions only (online, lag 4)"),
+                              ("osrm", "OSRM match (offline)"), ("valhalla", "Valhalla Meili (offline)")):
             m = metrics(trace_dir, engine)
             if m is None:
                 continue
             summary[f"{trace_dir.name}/{engine}"] = {**m, "meanMicrosecondsPerFix": costs.get(engine)}
-            if engine == "edgenav":
-                cost = (f"p50 {ours['p50Microseconds']:.1f} µs, p99 {ours['p99Microseconds']:.1f} µs, "
-                        f"mean {costs['edgenav']:.1f} µs")
+            if engine.startswith("edgenav"):
+                t = ours if engine == "edgenav" else json.loads(position_only.read_text())
+                cost = (f"p50 {t['p50Microseconds']:.1f} µs, p99 {t['p99Microseconds']:.1f} µs, "
+                        f"mean {t['meanMicroseconds']:.1f} µs")
             else:
                 ratio = costs.get(engine, float("nan")) / costs["edgenav"]
                 cost = f"mean {costs.get(engine, float('nan')):.1f} µs ({ratio:.0f}× EdgeNav's mean)"

@@ -29,6 +29,34 @@ public struct BatchMatcher {
     }
 }
 
+extension BatchMatcher {
+    /// `edgenav match` in one call: JSON fix lines in, one JSON output line per input line, in order. Blank lines
+    /// are skipped; a line that is not a valid fix gives `{"matched":false,"error":CODE,"message":…}` in its
+    /// place, and the trace continues around it.
+    public func matchJSONLines(_ lines: [String], route: Route? = nil) -> [String] {
+        var fixes: [LocationFix] = []
+        var slots: [Result<Int, MatchingJSONError>] = []
+        for line in lines where !line.allSatisfy(\.isWhitespace) {
+            do {
+                fixes.append(try MatchingJSON.decodeFix(line))
+                slots.append(.success(fixes.count - 1))
+            } catch let error as MatchingJSONError {
+                slots.append(.failure(error))
+            } catch {
+                slots.append(.failure(MatchingJSONError(code: "match.invalid_json", message: "\(error)")))
+            }
+        }
+        let matched = match(fixes, route: route)
+        return slots.map { slot in
+            switch slot {
+            case .success(let i): return MatchingJSON.encode(matched[i])
+            case .failure(let e):
+                return "{\"matched\":false,\"error\":\(MatchingJSON.string(e.code)),\"message\":\(MatchingJSON.string(e.message))}"
+            }
+        }
+    }
+}
+
 /// Why a JSON line could not be read.
 public struct MatchingJSONError: Error, Hashable, Sendable, CustomStringConvertible {
     /// Stable code: "match.invalid_json", "match.missing_field" or "match.invalid_value".
@@ -40,7 +68,8 @@ public struct MatchingJSONError: Error, Hashable, Sendable, CustomStringConverti
 /// The JSON-lines codec of `edgenav match`.
 ///
 /// Input: `{"lat": 60.17, "lon": 24.94, "timestamp": 1700000000.5, "speed": 12.1, "course": 87,
-/// "horizontalAccuracy": 5, "altitude": 12}` — `timestamp` in seconds since 1970 or an ISO-8601 string;
+/// "horizontalAccuracy": 5, "altitude": 12}` — `timestamp` in seconds since 1970 (milliseconds are recognised
+/// by size) or an ISO-8601 string;
 /// `speed` m/s, `course` degrees from north, `horizontalAccuracy` and `altitude` metres are optional (negative
 /// speed/course/accuracy mean unknown, as in `CLLocation`).
 ///
@@ -86,7 +115,9 @@ public enum MatchingJSON {
         let timestamp: Double
         switch raw.timestamp {
         case .seconds(let t)? where t.isFinite:
-            timestamp = t
+            // Milliseconds since 1970 (common in exported traces) are recognised by size: seconds stay below 1e11
+            // until the year 5138.
+            timestamp = abs(t) >= 1e11 ? t / 1000 : t
         case .text(let text)?:
             let formatter = ISO8601DateFormatter()
             formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]

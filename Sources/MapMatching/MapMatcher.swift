@@ -59,6 +59,8 @@ public final class MapMatcher {
     private var lastDecided: SnappedLocation?
     /// The road position of the last decided road state, if the current segment has one.
     private var lastDecidedRoad: (edge: EdgeID, offset: Double, time: Double)?
+    /// The last few fixes, for inferring a speed when fixes carry none.
+    private var recentFixes: [(time: Double, coordinate: Coordinate)] = []
     /// Running sums of the current run of stationary fixes (speed below `stationarySpeedMetersPerSecond`).
     private var stationaryLatitudeSum = 0.0
     private var stationaryLongitudeSum = 0.0
@@ -109,7 +111,9 @@ public final class MapMatcher {
         // Hysteresis: a standing run starts below the stationary speed and ends only above twice that, so that
         // speed noise does not break it up.
         let threshold = configuration.stationarySpeedMetersPerSecond * (stationaryCount > 0 ? 2 : 1)
-        if let v = fix.validSpeed, v < threshold {
+        recentFixes.append((fix.timestamp, fix.coordinate))
+        if recentFixes.count > configuration.speedInferenceFixes { recentFixes.removeFirst() }
+        if let v = fix.validSpeed ?? inferredSpeed(), v < threshold {
             if stationaryCount > 0 {
                 let n = Double(stationaryCount)
                 let mean = Coordinate(latitude: stationaryLatitudeSum / n, longitude: stationaryLongitudeSum / n)
@@ -188,6 +192,7 @@ public final class MapMatcher {
         lastSpeedEstimate = nil
         lastRouteDistance = 0
         stationaryCount = 0
+        recentFixes.removeAll(keepingCapacity: true)
     }
 
     /// Dead reckoning for a time without fixes (a tunnel): the last known road position moved along the road
@@ -202,6 +207,33 @@ public final class MapMatcher {
         return makeLocation(fix: LocationFix(coordinate: index.point(on: e, at: o), timestamp: timestamp,
                                              speedMetersPerSecond: speed),
                             edge: e, offset: o, source: .deadReckoned, speed: speed, final: false)
+    }
+
+    /// Speed from a least-squares line through the last `speedInferenceFixes` positions (m/s), for fixes without a
+    /// speed: enough to tell a standing vehicle from a moving one. Nil until the window is full or when disabled.
+    private func inferredSpeed() -> Double? {
+        let n = recentFixes.count
+        guard configuration.speedInferenceFixes >= 3, n >= configuration.speedInferenceFixes else { return nil }
+        let origin = recentFixes[n - 1].coordinate
+        let ky = Geodesy.earthRadiusMeters * .pi / 180
+        let kx = ky * cos(origin.latitude * .pi / 180)
+        var st = 0.0, sx = 0.0, sy = 0.0
+        for f in recentFixes {
+            st += f.time
+            sx += (f.coordinate.longitude - origin.longitude) * kx
+            sy += (f.coordinate.latitude - origin.latitude) * ky
+        }
+        let mt = st / Double(n), mx = sx / Double(n), my = sy / Double(n)
+        var stt = 0.0, stx = 0.0, sty = 0.0
+        for f in recentFixes {
+            let dt = f.time - mt
+            stt += dt * dt
+            stx += dt * ((f.coordinate.longitude - origin.longitude) * kx - mx)
+            sty += dt * ((f.coordinate.latitude - origin.latitude) * ky - my)
+        }
+        guard stt > 0 else { return nil }
+        let vx = stx / stt, vy = sty / stt
+        return (vx * vx + vy * vy).squareRoot()
     }
 
     // MARK: Lattice construction

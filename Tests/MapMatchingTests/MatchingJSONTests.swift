@@ -12,6 +12,8 @@ import Testing
         #expect(f.horizontalAccuracyMeters == 6 && f.altitudeMeters == nil)
         let iso = try MatchingJSON.decodeFix(#"{"lat": 1, "lon": 2, "timestamp": "2023-11-14T22:13:20Z"}"#)
         #expect(iso.timestamp == 1_700_000_000)
+        let millis = try MatchingJSON.decodeFix(#"{"lat": 1, "lon": 2, "timestamp": 1700000000500}"#)
+        #expect(millis.timestamp == 1_700_000_000.5)
         // Negative values mean "unknown", as in CLLocation.
         let unknown = try MatchingJSON.decodeFix(#"{"lat": 1, "lon": 2, "timestamp": 3, "speed": -1, "course": -1}"#)
         #expect(unknown.validSpeed == nil && unknown.validCourse == nil)
@@ -51,5 +53,27 @@ import Testing
         let f = LocationFix(coordinate: Coordinate(latitude: 60.1234567, longitude: 24.7654321), timestamp: 12.5,
                             altitudeMeters: 3, speedMetersPerSecond: 4.25, courseDegrees: 180, horizontalAccuracyMeters: 7)
         #expect(try MatchingJSON.decodeFix(MatchingJSON.encode(f)) == f)
+    }
+
+    @Test func batchMatchingOfJSONLinesKeepsOneOutputPerInputLine() throws {
+        let f = try MatchingFixture("""
+            A----------------------------------------------------------B
+            """, roads: [FixtureRoad(nodes: "AB", name: "Main", speedLimitKph: 40)])
+        var lines: [String] = []
+        for i in 0..<8 {
+            let p = f.at("A", "B", 0.2 + Double(i) / 60, north: 4)
+            lines.append(#"{"lat": \#(p.latitude), "lon": \#(p.longitude), "timestamp": \#(1_700_000_000 + i), "speed": 10}"#)
+            if i == 3 { lines.append("{broken"); lines.append("") }
+        }
+        let out = BatchMatcher(index: f.index).matchJSONLines(lines)
+        #expect(out.count == 9)
+        let objects = try out.map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+        #expect(objects[4]["error"] as? String == "match.invalid_json" && objects[4]["matched"] as? Bool == false)
+        for (i, o) in objects.enumerated() where i != 4 {
+            #expect(o["matched"] as? Bool == true && o["roadName"] as? String == "Main" && o["speedLimitKph"] as? Int == 40)
+            #expect(o["osmWayId"] as? Int == Int(f.way("Main")) && o["speed"] as? Int == 10)
+        }
+        let times = objects.compactMap { $0["timestamp"] as? Int }
+        #expect(times == Array(1_700_000_000..<1_700_000_008))
     }
 }

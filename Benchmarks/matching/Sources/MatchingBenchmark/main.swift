@@ -2,6 +2,8 @@
 //
 //   MatchingBenchmark simulate --map MAP.osm.pbf|MAP.graph --out DIR [--drives 30] [--seed 1] [--sigma 8]
 //                              [--outliers 0.02] [--interval 1 --interval 5] [--save-graph MAP.graph]
+//                              [--no-speed] (fixes without speed and course) [--accuracy M] (reported accuracy)
+//                              [--position-only] (also match each drive with speed and course stripped)
 //       Imports the map, routes random trips, simulates each drive per fix interval, writes DIR/<interval>s/
 //       fixes.jsonl and truth.jsonl (one JSON array per drive and line), runs the online matcher on every drive
 //       (one update per fix, timed) and writes edgenav.jsonl (per drive: [[lat, lon, wayId], …]) and timing.json.
@@ -94,6 +96,7 @@ func simulate(_ o: Options) {
     if let v = o.string("history").flatMap(Int.init) { configuration.smoothingHistoryFixes = v }
     if let v = o.string("beta").flatMap(Double.init) { configuration.betaMeters = v }
     if let v = o.string("junction-penalty").flatMap(Double.init) { configuration.standingPastJunctionPenalty = v }
+    if let v = o.string("speed-inference").flatMap(Int.init) { configuration.speedInferenceFixes = v }
     if let v = o.string("sigma-default").flatMap(Double.init) { configuration.defaultSigmaMeters = v }
 
     // Random trips of 1.5–6 km straight-line between uniformly drawn points on driveable roads.
@@ -120,8 +123,9 @@ func simulate(_ o: Options) {
     for interval in o.doubles("interval", [1, 5]) {
         let dir = URL(fileURLWithPath: out).appendingPathComponent("\(Int(interval))s")
         try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        var fixesText = "", truthText = "", oursText = ""
+        var fixesText = "", truthText = "", oursText = "", positionOnlyText = ""
         var perFix: [Double] = []
+        var perFixPositionOnly: [Double] = []
         var onWay = 0
         var errors: [Double] = []
         var totalFixes = 0
@@ -132,6 +136,12 @@ func simulate(_ o: Options) {
             c.positionSigmaMeters = sigma
             c.outlierProbability = outliers
             c.seed = seed &* 1_000_003 &+ UInt64(n)
+            if o.values["no-speed"] != nil {
+                // Position-only receivers: no Doppler speed, no course.
+                c.speedSigmaMetersPerSecond = nil
+                c.courseSigmaDegrees = nil
+            }
+            if let a = o.string("accuracy").flatMap(Double.init) { c.reportedAccuracyMeters = a }
             let drive = DriveSimulator(index: index, configuration: c).drive(route)
             fixesText += json(drive.fixes.map { f -> [String: Any] in
                 var d: [String: Any] = ["lat": f.coordinate.latitude, "lon": f.coordinate.longitude, "timestamp": f.timestamp]
@@ -163,6 +173,20 @@ func simulate(_ o: Options) {
             searches += matcher.roadSearchCount
             totalFixes += drive.fixes.count
             oursText += json(results.map { [$0.coordinate.latitude, $0.coordinate.longitude, $0.osmWayID] as [Any] }) + "\n"
+            if o.values["position-only"] != nil {
+                // The same positions without speed and course (what OSRM and Valhalla are given).
+                let bare = MapMatcher(index: index, configuration: configuration)
+                var bareResults: [SnappedLocation] = []
+                for fix in drive.fixes {
+                    let plain = LocationFix(coordinate: fix.coordinate, timestamp: fix.timestamp)
+                    let start = threadCPUMicroseconds()
+                    let update = bare.update(plain)
+                    perFixPositionOnly.append(threadCPUMicroseconds() - start)
+                    bareResults.append(contentsOf: update.finalized)
+                }
+                bareResults.append(contentsOf: bare.finish())
+                positionOnlyText += json(bareResults.map { [$0.coordinate.latitude, $0.coordinate.longitude, $0.osmWayID] as [Any] }) + "\n"
+            }
         }
         try! fixesText.write(to: dir.appendingPathComponent("fixes.jsonl"), atomically: true, encoding: .utf8)
         try! truthText.write(to: dir.appendingPathComponent("truth.jsonl"), atomically: true, encoding: .utf8)
@@ -175,6 +199,15 @@ func simulate(_ o: Options) {
             "errorP95": percentile(errors, 0.95),
         ]
         try! json(timing).write(to: dir.appendingPathComponent("timing.json"), atomically: true, encoding: .utf8)
+        if !positionOnlyText.isEmpty {
+            try! positionOnlyText.write(to: dir.appendingPathComponent("edgenav-position-only.jsonl"), atomically: true,
+                                        encoding: .utf8)
+            let t: [String: Any] = [
+                "p50Microseconds": percentile(perFixPositionOnly, 0.5), "p99Microseconds": percentile(perFixPositionOnly, 0.99),
+                "meanMicroseconds": perFixPositionOnly.reduce(0, +) / Double(max(1, perFixPositionOnly.count)),
+            ]
+            try! json(t).write(to: dir.appendingPathComponent("timing-position-only.json"), atomically: true, encoding: .utf8)
+        }
         print(json(["interval": interval, "timing": timing]))
     }
 }
