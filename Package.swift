@@ -28,6 +28,10 @@ let package = Package(
 
         // MARK: Query
         .target(name: "Routing", dependencies: ["RoadGraph"]),
+        .target(name: "MapMatching", dependencies: ["Geo", "RoadGraph", "Routing"]),
+        // Drives routes and makes noisy GPS traces with ground truth (tests, benchmarks, the location simulator).
+        .target(name: "TraceSimulation", dependencies: ["Geo", "RoadGraph", "Routing", "MapMatching"]),
+        .target(name: "Navigation", dependencies: ["Geo", "RoadGraph", "Routing", "MapMatching", "TraceSimulation"]),
 
         // MARK: Transport (libmosquitto lives behind CMosquitto and MQTT)
         .systemLibrary(
@@ -38,9 +42,18 @@ let package = Package(
         .target(name: "MQTT", dependencies: ["CMosquitto"]),
 
         // MARK: The agent and the executable
-        .target(name: "Agent", dependencies: ["MQTT", "RoadGraph", "Routing"]),
-        .target(name: "EdgeNavCLI", dependencies: ["Agent", "OSMImport", "Routing", "RoadGraph", "Geo"]),
+        .target(name: "Agent", dependencies: ["MQTT", "Geo", "RoadGraph", "Routing", "MapMatching", "Navigation"]),
+        .target(name: "EdgeNavCLI", dependencies: ["Agent", "OSMImport", "Routing", "RoadGraph", "Geo", "MapMatching", "Navigation"]),
         .executableTarget(name: "edgenav", dependencies: ["EdgeNavCLI"]),
+        // Accuracy and speed of MapMatching on simulated drives (scripts/bench-matching runs it in release).
+        .executableTarget(name: "MatchingBenchmark",
+                          dependencies: ["MapMatching", "TraceSimulation", "Routing", "RoadGraph", "OSMImport"],
+                          path: "Benchmarks/matching/Sources/MatchingBenchmark"),
+
+        // Accuracy and per-fix cost of the navigator on simulated drives (release build).
+        .executableTarget(name: "NavigationBenchmark",
+                          dependencies: ["Navigation", "MapMatching", "TraceSimulation", "Routing", "RoadGraph", "OSMImport"],
+                          path: "Benchmarks/navigation/Sources/NavigationBenchmark"),
 
         // MARK: Benchmarks (release builds, driven by scripts/bench-*)
         .executableTarget(
@@ -56,8 +69,12 @@ let package = Package(
         .testTarget(name: "RoadGraphTests", dependencies: ["RoadGraph", "TestKit"]),
         .testTarget(name: "OSMImportTests", dependencies: ["OSMImport", "RoadGraph", "TestKit"]),
         .testTarget(name: "RoutingTests", dependencies: ["Routing", "RoadGraph", "OSMImport", "TestKit"]),
+        .testTarget(name: "MapMatchingTests",
+                    dependencies: ["MapMatching", "TraceSimulation", "Routing", "RoadGraph", "OSMImport", "TestKit"]),
+        .testTarget(name: "NavigationTests",
+                    dependencies: ["Navigation", "MapMatching", "TraceSimulation", "Routing", "RoadGraph", "OSMImport", "TestKit"]),
         .testTarget(name: "MQTTTests", dependencies: ["MQTT"]),
-        .testTarget(name: "AgentTests", dependencies: ["Agent", "MQTT"]),
+        .testTarget(name: "AgentTests", dependencies: ["Agent", "MQTT", "Navigation", "RoadGraph", "Geo", "OSMImport", "TestKit"]),
         .testTarget(name: "EdgeNavCLITests", dependencies: ["EdgeNavCLI", "Agent", "RoadGraph", "Geo", "TestKit"]),
         // Integration tests against a real mosquitto, in their own target.
         .testTarget(name: "MQTTIntegrationTests", dependencies: ["MQTT", "Agent", "TestKit", "mqtt-test-client"]),

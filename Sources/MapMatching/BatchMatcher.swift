@@ -1,0 +1,158 @@
+import Foundation
+import Geo
+import RoadGraph
+import Routing
+
+/// Matches a whole trace with the online matcher (same lag, same answers as live) and returns one snapped location
+/// per fix, in input order. This is what `edgenav match` runs between its JSON input and output.
+public struct BatchMatcher {
+    public let index: RoadGeometryIndex
+    public let mode: TravelMode
+    public let configuration: MapMatchingConfiguration
+
+    public init(index: RoadGeometryIndex, mode: TravelMode = .driving,
+                configuration: MapMatchingConfiguration = MapMatchingConfiguration()) {
+        self.index = index
+        self.mode = mode
+        self.configuration = configuration
+    }
+
+    /// One output per fix, in order. `route`, when given, makes the matcher route-aware.
+    public func match(_ fixes: [LocationFix], route: Route? = nil) -> [SnappedLocation] {
+        let matcher = MapMatcher(index: index, mode: mode, configuration: configuration)
+        matcher.setRoute(route)
+        var out: [SnappedLocation] = []
+        out.reserveCapacity(fixes.count)
+        for fix in fixes { out.append(contentsOf: matcher.update(fix).finalized) }
+        out.append(contentsOf: matcher.finish())
+        return out
+    }
+}
+
+/// Why a JSON line could not be read.
+public struct MatchingJSONError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// Stable code: "match.invalid_json", "match.missing_field" or "match.invalid_value".
+    public let code: String
+    public let message: String
+    public var description: String { "\(code): \(message)" }
+}
+
+/// The JSON-lines codec of `edgenav match`.
+///
+/// Input: `{"lat": 60.17, "lon": 24.94, "timestamp": 1700000000.5, "speed": 12.1, "course": 87,
+/// "horizontalAccuracy": 5, "altitude": 12}` — `timestamp` in seconds since 1970 or an ISO-8601 string;
+/// `speed` m/s, `course` degrees from north, `horizontalAccuracy` and `altitude` metres are optional (negative
+/// speed/course/accuracy mean unknown, as in `CLLocation`).
+///
+/// Output: `lat`, `lon`, `timestamp` (seconds), `osmWayId`, `roadName`, `course` (-1 unknown), `speed` (m/s,
+/// -1 unknown), `speedLimitKph` (null unknown), `matched`, plus `altitude` (null unknown), `horizontalAccuracy`
+/// (-1 unknown), `source` ("snapped", "deadReckoned", "unmatched"), `onRoute`, `routeDistanceMeters` (null off
+/// route).
+public enum MatchingJSON {
+    private struct RawFix: Decodable {
+        enum Time: Decodable {
+            case seconds(Double)
+            case text(String)
+            init(from decoder: Decoder) throws {
+                let c = try decoder.singleValueContainer()
+                if let v = try? c.decode(Double.self) { self = .seconds(v) } else { self = .text(try c.decode(String.self)) }
+            }
+        }
+        var lat: Double?
+        var lon: Double?
+        var timestamp: Time?
+        var speed: Double?
+        var course: Double?
+        var horizontalAccuracy: Double?
+        var altitude: Double?
+    }
+
+    public static func decodeFix(_ line: String) throws -> LocationFix {
+        let raw: RawFix
+        do {
+            raw = try JSONDecoder().decode(RawFix.self, from: Data(line.utf8))
+        } catch DecodingError.typeMismatch(_, let context) {
+            throw MatchingJSONError(code: "match.invalid_value",
+                                    message: "\(context.codingPath.map(\.stringValue).joined(separator: ".")) has the wrong type")
+        } catch {
+            throw MatchingJSONError(code: "match.invalid_json", message: "not a fix object: \(line.prefix(80))")
+        }
+        guard let lat = raw.lat else { throw MatchingJSONError(code: "match.missing_field", message: "lat") }
+        guard let lon = raw.lon else { throw MatchingJSONError(code: "match.missing_field", message: "lon") }
+        let coordinate = Coordinate(latitude: lat, longitude: lon)
+        guard coordinate.isValid else {
+            throw MatchingJSONError(code: "match.invalid_value", message: "coordinate \(lat), \(lon) out of range")
+        }
+        let timestamp: Double
+        switch raw.timestamp {
+        case .seconds(let t)? where t.isFinite:
+            timestamp = t
+        case .text(let text)?:
+            let formatter = ISO8601DateFormatter()
+            formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+            guard let date = formatter.date(from: text) ?? ISO8601DateFormatter().date(from: text) else {
+                throw MatchingJSONError(code: "match.invalid_value", message: "timestamp \(text) is not ISO-8601")
+            }
+            timestamp = date.timeIntervalSince1970
+        default:
+            throw MatchingJSONError(code: "match.missing_field", message: "timestamp")
+        }
+        return LocationFix(coordinate: coordinate, timestamp: timestamp, altitudeMeters: raw.altitude,
+                           speedMetersPerSecond: raw.speed, courseDegrees: raw.course,
+                           horizontalAccuracyMeters: raw.horizontalAccuracy)
+    }
+
+    /// One JSON object on one line (no trailing newline). Keys in a fixed order.
+    public static func encode(_ s: SnappedLocation) -> String {
+        var out = "{"
+        out += "\"lat\":\(number(s.coordinate.latitude, digits: 7)),\"lon\":\(number(s.coordinate.longitude, digits: 7))"
+        out += ",\"timestamp\":\(number(s.timestamp, digits: 3))"
+        out += ",\"osmWayId\":\(s.osmWayID),\"roadName\":\(string(s.roadName))"
+        out += ",\"course\":\(s.courseDegrees < 0 ? "-1" : number(s.courseDegrees, digits: 1))"
+        out += ",\"speed\":\(s.speedMetersPerSecond < 0 ? "-1" : number(s.speedMetersPerSecond, digits: 2))"
+        out += ",\"speedLimitKph\":\(s.speedLimitKph.map { number($0, digits: 1) } ?? "null")"
+        out += ",\"matched\":\(s.matched)"
+        out += ",\"altitude\":\(s.altitudeMeters.isFinite ? number(s.altitudeMeters, digits: 1) : "null")"
+        out += ",\"horizontalAccuracy\":\(s.horizontalAccuracyMeters < 0 ? "-1" : number(s.horizontalAccuracyMeters, digits: 1))"
+        out += ",\"source\":\"\(s.source.rawValue)\",\"onRoute\":\(s.isOnRoute)"
+        out += ",\"routeDistanceMeters\":\(s.routeDistanceMeters.map { number($0, digits: 1) } ?? "null")"
+        return out + "}"
+    }
+
+    /// A fix as an input line (for traces written by the simulator).
+    public static func encode(_ f: LocationFix) -> String {
+        var out = "{\"lat\":\(number(f.coordinate.latitude, digits: 7)),\"lon\":\(number(f.coordinate.longitude, digits: 7))"
+        out += ",\"timestamp\":\(number(f.timestamp, digits: 3))"
+        if let v = f.speedMetersPerSecond { out += ",\"speed\":\(number(v, digits: 2))" }
+        if let v = f.courseDegrees { out += ",\"course\":\(number(v, digits: 1))" }
+        if let v = f.horizontalAccuracyMeters { out += ",\"horizontalAccuracy\":\(number(v, digits: 1))" }
+        if let v = f.altitudeMeters { out += ",\"altitude\":\(number(v, digits: 1))" }
+        return out + "}"
+    }
+
+    static func number(_ v: Double, digits: Int) -> String {
+        guard v.isFinite else { return "null" }
+        var s = String(format: "%.\(digits)f", v)
+        if s.contains(".") {
+            while s.hasSuffix("0") { s.removeLast() }
+            if s.hasSuffix(".") { s.removeLast() }
+        }
+        return s == "-0" ? "0" : s
+    }
+
+    static func string(_ s: String) -> String {
+        var out = "\""
+        for u in s.unicodeScalars {
+            switch u {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                if u.value < 0x20 { out += String(format: "\\u%04x", u.value) } else { out.unicodeScalars.append(u) }
+            }
+        }
+        return out + "\""
+    }
+}

@@ -1,0 +1,628 @@
+import Foundation
+import Geo
+import RoadGraph
+import Routing
+
+/// What one call of `MapMatcher.update(_:)` produces.
+public struct MatchUpdate: Sendable {
+    /// The newest fix's answer now, from the best path so far (it may still change: see `finalized`).
+    public var provisional: SnappedLocation
+    /// Fixes whose answer became final with this update, oldest first: with the default lag of 4 fixes, the fix
+    /// received 4 updates ago; several at once after a break in the trace.
+    public var finalized: [SnappedLocation]
+    /// Index (0-based, in arrival order) of `finalized.first`; meaningless when `finalized` is empty.
+    public var firstFinalizedIndex: Int
+}
+
+/// The road-snapped location provider's engine: an online hidden-Markov map matcher in the terms of Newson & Krumm
+/// (2009), with fixed-lag Viterbi decoding, outlier coasting, route awareness and along-road smoothing.
+///
+/// - Candidates: roads within `searchRadiusSigmas`·σ_z of the fix (σ_z from the fix's accuracy), both directions.
+/// - Emission: Gaussian on the fix-to-road distance, a course term when the fix has a course, a bonus for the
+///   active route.
+/// - Transition: exponential on |route distance − great-circle distance| (scale β), and on |route distance −
+///   distance implied by the fixes' speeds| when they have speeds; impossible above `maximumSpeedMetersPerSecond`.
+///   Route distances come from bounded Dijkstra searches cached per source node.
+/// - Outliers: every step also holds "coasting" states that skip the fix at a cost equal to a road
+///   `outlierSigmas`·σ_z away; a bad fix is coasted through and its position dead-reckoned along the road between
+///   the positions before and after it. A real jump wins once several fixes agree on it.
+/// - Decoding: fixed lag of `lagFixes` fixes. When fix n + lag arrives, fix n's state on the best path is decided,
+///   every other state of fix n is dropped, and the later scores are recomputed, so the decided path is always
+///   connected. The newest fix's provisional answer is the best state now.
+/// - Smoothing: the decided positions are smoothed along the road with their neighbours' positions, times and
+///   speeds (see `AlongRoadSmoother`), which removes most of the along-road GPS error.
+///
+/// Not `Sendable`: one matcher per vehicle (it keeps search labels and caches). The `RoadGeometryIndex` is shared.
+public final class MapMatcher {
+    public let index: RoadGeometryIndex
+    public let mode: TravelMode
+    public let configuration: MapMatchingConfiguration
+    public private(set) var route: ActiveRoute?
+
+    private let distances: RoadDistanceCache
+    private var scratch: CandidateScratch
+    private var candidateBuffer: [RoadCandidate] = []
+    private var window: [LatticeStep] = []
+    private var spareSteps: [LatticeStep] = []
+    /// True when window[0] is the last decided step (kept as the root of the pending ones).
+    private var hasRoot = false
+    private var nextFixIndex = 0
+
+    // Decided path, for smoothing and for walking back along the road.
+    private var history: [OdometerSample] = []
+    /// Directed edges of the decided path with the odometer at each edge's source.
+    private var pathEdges: [(edge: EdgeID, start: Double)] = []
+    /// Odometer at the last decided road position (the anchor while coasting), metres.
+    private var lastDistance = 0.0
+    private var lastRouteDistance = 0.0
+    private var lastSpeedEstimate: Double?
+    private var lastDecided: SnappedLocation?
+    /// The road position of the last decided road state, if the current segment has one.
+    private var lastDecidedRoad: (edge: EdgeID, offset: Double, time: Double)?
+
+    /// Matches fixes for `mode` on the graph behind `index`.
+    public init(index: RoadGeometryIndex, mode: TravelMode = .driving,
+                configuration: MapMatchingConfiguration = MapMatchingConfiguration()) {
+        self.index = index
+        self.mode = mode
+        self.configuration = configuration
+        distances = RoadDistanceCache(index: index, mode: mode)
+        scratch = CandidateScratch(edgeCount: index.graph.edgeCount)
+        candidateBuffer.reserveCapacity(32)
+    }
+
+    /// Sets (or with nil clears) the route the vehicle is expected to follow. Candidates on it are preferred by
+    /// `routeBonus`; outputs report `isOnRoute` and `routeDistanceMeters`.
+    public func setRoute(_ route: Route?) {
+        self.route = route.map { ActiveRoute(route: $0, index: index) }
+        lastRouteDistance = 0
+    }
+
+    /// Sets a route given as whole directed edges.
+    public func setRoute(edges: [EdgeID]) {
+        route = edges.isEmpty ? nil : ActiveRoute(edges: edges, index: index)
+        lastRouteDistance = 0
+    }
+
+    /// Number of fixes given to `update` so far.
+    public var fixCount: Int { nextFixIndex }
+
+    /// Number of bounded road searches run so far (most transitions are answered from the cache).
+    public var roadSearchCount: Int { distances.searchCount }
+
+    /// Feeds the next fix. Fixes must come in time order (a fix older than the previous one is treated as
+    /// simultaneous with it).
+    public func update(_ fix: LocationFix) -> MatchUpdate {
+        var finalized: [SnappedLocation] = []
+        let firstIndex = window.first.map { hasRoot ? $0.fixIndex + 1 : $0.fixIndex } ?? nextFixIndex
+        distances.step = nextFixIndex
+        let step = takeStep()
+        let sigma = configuration.sigmaMeters(for: fix)
+        let radius = min(configuration.maximumSearchRadiusMeters,
+                         max(configuration.minimumSearchRadiusMeters, configuration.searchRadiusSigmas * sigma))
+        step.reset(fixIndex: nextFixIndex, fix: fix, sigma: sigma, radius: radius)
+        nextFixIndex += 1
+        addRoadStates(to: step)
+
+        if let previous = window.last, fix.timestamp - previous.fix.timestamp > configuration.maximumGapSeconds {
+            flush(into: &finalized)
+        }
+        if let previous = window.last {
+            linkStep(step, to: previous)
+            if !step.score.contains(where: { $0.isFinite }) {
+                // Nothing connects: the trace breaks here. Decide everything before, restart at this fix.
+                flush(into: &finalized)
+                startStep(step)
+            }
+        } else {
+            startStep(step)
+        }
+
+        let provisional: SnappedLocation
+        if step.states.isEmpty {
+            // No road near and nothing to coast from: this fix is unmatched and the lattice restarts after it.
+            flush(into: &finalized)
+            let out = SnappedLocation.unmatched(fix)
+            finalized.append(out)
+            recycle(step)
+            provisional = out
+            lastDecided = out
+        } else {
+            window.append(step)
+            while window.count - (hasRoot ? 1 : 0) > max(0, configuration.lagFixes) {
+                finalized.append(commitOldest())
+            }
+            provisional = provisionalLocation()
+        }
+        return MatchUpdate(provisional: provisional, finalized: finalized,
+                           firstFinalizedIndex: finalized.isEmpty ? nextFixIndex : firstIndex)
+    }
+
+    /// Decides every pending fix (end of the trace) and returns their answers, oldest first.
+    public func finish() -> [SnappedLocation] {
+        var out: [SnappedLocation] = []
+        flush(into: &out)
+        return out
+    }
+
+    /// Forgets the trace (not the route): the next fix starts afresh.
+    public func reset() {
+        for s in window { recycle(s) }
+        window.removeAll(keepingCapacity: true)
+        hasRoot = false
+        history.removeAll(keepingCapacity: true)
+        pathEdges.removeAll(keepingCapacity: true)
+        lastDecided = nil
+        lastDecidedRoad = nil
+        lastSpeedEstimate = nil
+        lastRouteDistance = 0
+    }
+
+    /// Dead reckoning for a time without fixes (a tunnel): the last known road position moved along the road
+    /// (the active route where it continues, else the straightest way on) at the last speed, until `timestamp`.
+    /// Nil before the first matched fix.
+    public func deadReckonedLocation(at timestamp: Double) -> SnappedLocation? {
+        guard let last = window.last, let best = last.bestState else { return lastDecided }
+        let state = last.states[best]
+        let speed = last.fix.validSpeed ?? lastSpeedEstimate ?? 0
+        let elapsed = max(0, timestamp - state.referenceTime)
+        let (e, o) = walkForward(from: state.edge, offset: state.offset, distance: speed * elapsed, toward: nil)
+        return makeLocation(fix: LocationFix(coordinate: index.point(on: e, at: o), timestamp: timestamp,
+                                             speedMetersPerSecond: speed),
+                            edge: e, offset: o, source: .deadReckoned, speed: speed, final: false)
+    }
+
+    // MARK: Lattice construction
+
+    private func takeStep() -> LatticeStep { spareSteps.popLast() ?? LatticeStep() }
+
+    private func recycle(_ step: LatticeStep) { spareSteps.append(step) }
+
+    private func addRoadStates(to step: LatticeStep) {
+        let fix = step.fix
+        index.candidates(near: fix.coordinate, radius: step.radius, mode: mode,
+                         maximumRoads: configuration.maximumCandidateRoads, into: &candidateBuffer, scratch: &scratch)
+        let sigma = step.sigma
+        let course: Double? = {
+            guard configuration.courseWeight > 0, let c = fix.validCourse else { return nil }
+            if let v = fix.validSpeed, v < configuration.minimumSpeedForCourseMetersPerSecond { return nil }
+            return c
+        }()
+        let speed = fix.validSpeed ?? -1
+        for c in candidateBuffer {
+            var emission = -0.5 * (c.distance / sigma) * (c.distance / sigma) - log(sigma)
+            if let course {
+                let diff = Geodesy.bearingDifferenceDegrees(course, index.bearing(on: c.edge, at: c.offset))
+                emission -= configuration.courseWeight * (1 - cos(diff * .pi / 180))
+            }
+            if let route, route.contains(edge: c.edge, offset: c.offset, tolerance: 5) {
+                emission += configuration.routeBonus
+            }
+            step.states.append(LatticeState(
+                edge: c.edge, offset: c.offset, distance: c.distance, emission: emission, coastCount: 0,
+                referenceLatitude: fix.coordinate.latitude, referenceLongitude: fix.coordinate.longitude,
+                referenceTime: fix.timestamp, referenceSpeed: speed))
+        }
+    }
+
+    private func startStep(_ step: LatticeStep) {
+        // Drop coasting states a failed link may have added.
+        step.states.removeAll { $0.isCoast }
+        step.isStart = true
+        step.previousCount = 0
+        step.transition.removeAll(keepingCapacity: true)
+        step.advance.removeAll(keepingCapacity: true)
+        step.score.removeAll(keepingCapacity: true)
+        step.back.removeAll(keepingCapacity: true)
+        var top = -Double.infinity
+        for s in step.states { top = max(top, s.emission) }
+        for s in step.states {
+            step.score.append(s.emission - top)
+            step.back.append(-1)
+        }
+    }
+
+    @inline(__always) private func beta(_ dt: Double) -> Double {
+        configuration.betaMeters + configuration.betaGrowthMetersPerSecond * max(0, dt - 1)
+    }
+
+    /// Adds coasting states and the transition matrix from `previous`, and computes scores.
+    private func linkStep(_ step: LatticeStep, to previous: LatticeStep) {
+        let fix = step.fix
+        let roadCount = step.states.count
+        // Coasting states: continue from the best previous states.
+        let dtStep = max(0.2, fix.timestamp - previous.fix.timestamp)
+        let coastLog = -0.5 * configuration.outlierSigmas * configuration.outlierSigmas - log(step.sigma)
+            - log(beta(dtStep))
+        var coastSources: [(index: Int, score: Double)] = []
+        for (a, s) in previous.states.enumerated() where previous.score[a].isFinite {
+            guard s.coastCount < configuration.maximumCoastedFixes,
+                  fix.timestamp - s.referenceTime <= configuration.maximumCoastSeconds else { continue }
+            coastSources.append((a, previous.score[a]))
+        }
+        coastSources.sort { $0.score > $1.score }
+        if coastSources.count > configuration.coastAnchors { coastSources.removeLast(coastSources.count - configuration.coastAnchors) }
+        for (a, _) in coastSources {
+            var s = previous.states[a]
+            s.coastCount += 1
+            s.emission = 0
+            s.distance = .infinity
+            step.states.append(s)
+        }
+        let n = step.states.count
+        let m = previous.states.count
+        step.isStart = false
+        step.previousCount = m
+        step.transition.removeAll(keepingCapacity: true)
+        step.transition.append(contentsOf: repeatElement(-Double.infinity, count: m * n))
+        step.advance.removeAll(keepingCapacity: true)
+        step.advance.append(contentsOf: repeatElement(0.0, count: m * n))
+        for (k, (a, _)) in coastSources.enumerated() {
+            step.transition[a * n + roadCount + k] = coastLog
+        }
+
+        let graph = index.graph
+        let fixSpeed = fix.validSpeed
+        var bestPrevious = -Double.infinity
+        for s in previous.score where s > bestPrevious { bestPrevious = s }
+        let tolerance = configuration.backwardJitterToleranceMeters
+        for a in 0..<m where previous.score[a] >= bestPrevious - configuration.pruneMargin && roadCount > 0 {
+            let from = previous.states[a]
+            let dt = max(0.2, fix.timestamp - from.referenceTime)
+            let gc = Geodesy.distanceMeters(
+                Coordinate(latitude: from.referenceLatitude, longitude: from.referenceLongitude), fix.coordinate)
+            let reach = configuration.maximumSpeedMetersPerSecond * dt + previous.radius + step.radius
+            let bound = min(reach, gc * configuration.routeSearchDistanceFactor + previous.radius + step.radius
+                            + configuration.routeSearchSlackMeters)
+            let b1 = beta(dt)
+            let logBeta = log(b1)
+            let expected: Double? = fixSpeed.flatMap { v in
+                from.referenceSpeed >= 0 ? 0.5 * (v + from.referenceSpeed) * dt : nil
+            }
+            let speedBeta = configuration.speedBetaMeters + configuration.speedBetaGrowthMetersPerSecond * dt
+            let logSpeedBeta = log(speedBeta)
+            let remaining = index.length(of: from.edge) - from.offset
+            let twin = graph.reverseEdge(of: from.edge)
+            var tree: DistanceTree?
+            let treeBound = bound - remaining
+            if treeBound > 0 {
+                tree = distances.tree(from: graph.target(of: from.edge), bound: treeBound)
+            }
+            @inline(__always) func score(_ d: Double, _ penalty: Double) -> Double {
+                var v = -abs(d - gc) / b1 - logBeta - penalty
+                if let expected { v -= abs(d - expected) / speedBeta + logSpeedBeta }
+                return v
+            }
+            for b in 0..<roadCount {
+                let to = step.states[b]
+                var best = -Double.infinity
+                var move = 0.0
+                if to.edge == from.edge && to.offset >= from.offset - tolerance {
+                    let d = abs(to.offset - from.offset)
+                    if d <= bound { best = score(d, 0); move = to.offset - from.offset }
+                }
+                if let twin, to.edge == twin {
+                    // Turning round in the middle of the road.
+                    let d = abs((index.length(of: twin) - to.offset) - from.offset)
+                    if d <= bound {
+                        let v = score(d, configuration.uTurnPenalty)
+                        if v > best { best = v; move = d }
+                    }
+                }
+                if let tree {
+                    let via = tree.distance(to: graph.source(of: to.edge))
+                    if via.isFinite {
+                        let d = remaining + via + to.offset
+                        if d <= bound {
+                            let v = score(d, 0)
+                            if v > best { best = v; move = d }
+                        }
+                    }
+                }
+                step.transition[a * n + b] = best
+                step.advance[a * n + b] = move
+            }
+        }
+        step.score.removeAll(keepingCapacity: true)
+        step.score.append(contentsOf: repeatElement(-Double.infinity, count: n))
+        step.back.removeAll(keepingCapacity: true)
+        step.back.append(contentsOf: repeatElement(Int32(-1), count: n))
+        step.recompute(from: previous)
+    }
+
+    // MARK: Decisions
+
+    /// The best path's state at window position `position`, traced back from the newest step.
+    private func bestPath() -> [Int] {
+        var path = [Int](repeating: -1, count: window.count)
+        guard var s = window.last?.bestState else { return path }
+        for p in stride(from: window.count - 1, through: 0, by: -1) {
+            path[p] = s
+            if p > 0 {
+                let b = Int(window[p].back[s])
+                if b < 0 { break }
+                s = b
+            }
+        }
+        return path
+    }
+
+    private func commitOldest() -> SnappedLocation {
+        let j = hasRoot ? 1 : 0
+        let path = bestPath()
+        let k = path[j] >= 0 ? path[j] : (window[j].bestState ?? 0)
+        let step = window[j]
+        for x in 0..<step.score.count where x != k { step.score[x] = -.infinity }
+        step.committed = k
+        for p in (j + 1)..<window.count where !window[p].isStart {
+            window[p].recompute(from: window[p - 1])
+        }
+        let out = decide(position: j)
+        if hasRoot { recycle(window.removeFirst()) }
+        hasRoot = true
+        return out
+    }
+
+    /// Decides all pending steps and empties the window.
+    private func flush(into out: inout [SnappedLocation]) {
+        while window.count - (hasRoot ? 1 : 0) > 0 { out.append(commitOldest()) }
+        for s in window { recycle(s) }
+        window.removeAll(keepingCapacity: true)
+        hasRoot = false
+    }
+
+    /// Records the committed state of window[position] in the decided path and returns its smoothed location.
+    private func decide(position j: Int) -> SnappedLocation {
+        let step = window[j]
+        let k = step.committed
+        let state = step.states[k]
+        let fix = step.fix
+        let continuing = !step.isStart && j > 0 && window[j - 1].committed >= 0
+        if !continuing {
+            history.removeAll(keepingCapacity: true)
+            pathEdges.removeAll(keepingCapacity: true)
+            lastDistance = 0
+            lastDecidedRoad = nil
+        }
+        if state.isCoast {
+            history.append(OdometerSample(time: fix.timestamp, distance: nil, speed: fix.validSpeed, sigma: step.sigma))
+        } else {
+            if continuing {
+                let a = window[j - 1].committed
+                let move = step.advance[a * step.states.count + k]
+                let previousEdge = pathEdges.last?.edge
+                lastDistance += move
+                extendPath(from: previousEdge, to: state.edge, offset: state.offset, odometer: lastDistance)
+            } else {
+                pathEdges.append((state.edge, lastDistance - state.offset))
+            }
+            history.append(OdometerSample(time: fix.timestamp, distance: lastDistance, speed: fix.validSpeed,
+                                          sigma: step.sigma))
+        }
+        let keep = max(1, configuration.smoothingHistoryFixes + 1)
+        if history.count > keep { history.removeFirst(history.count - keep) }
+        if pathEdges.count > 64 { pathEdges.removeFirst(pathEdges.count - 64) }
+
+        // Samples: decided history, then the provisional best path after this fix.
+        var samples = history
+        let target = samples.count - 1
+        let path = bestPath()
+        var provisionalDistance = lastDistance
+        var nextRoad: (edge: EdgeID, offset: Double)?
+        if j + 1 < window.count {
+            var previousIndex = k
+            for p in (j + 1)..<window.count {
+                let s = window[p]
+                guard !s.isStart, path[p] >= 0 else { break }
+                let b = path[p]
+                let st = s.states[b]
+                if st.isCoast {
+                    samples.append(OdometerSample(time: s.fix.timestamp, distance: nil, speed: s.fix.validSpeed,
+                                                  sigma: s.sigma))
+                } else {
+                    provisionalDistance += s.advance[previousIndex * s.states.count + b]
+                    samples.append(OdometerSample(time: s.fix.timestamp, distance: provisionalDistance,
+                                                  speed: s.fix.validSpeed, sigma: s.sigma))
+                    if nextRoad == nil { nextRoad = (st.edge, st.offset) }
+                }
+                previousIndex = b
+            }
+        }
+        let estimate = AlongRoadSmoother.estimate(
+            samples[...], target: target, speedSigma: configuration.speedIntegrationSigmaMetersPerSecond,
+            accelerationSigma: configuration.accelerationSigmaMetersPerSecondSquared)
+        if let v = estimate.speed, v.isFinite { lastSpeedEstimate = max(0, v) }
+        let maxShift = configuration.maximumSmoothingShiftSigmas * step.sigma
+
+        let location: SnappedLocation
+        if state.isCoast {
+            let anchorTime = lastDecidedRoad?.time ?? state.referenceTime
+            var ahead: Double
+            if let s = estimate.distance {
+                ahead = s - lastDistance
+            } else {
+                ahead = (fix.validSpeed ?? lastSpeedEstimate ?? 0) * max(0, fix.timestamp - anchorTime)
+            }
+            ahead = max(0, ahead)
+            let (e, o) = walkForward(from: state.edge, offset: state.offset, distance: ahead, toward: nextRoad)
+            location = makeLocation(fix: fix, edge: e, offset: o, source: .deadReckoned,
+                                    speed: fix.validSpeed ?? estimate.speed, final: true)
+        } else {
+            let shift = min(maxShift, max(-maxShift, (estimate.distance ?? lastDistance) - lastDistance))
+            let (e, o) = shift >= 0
+                ? walkForward(from: state.edge, offset: state.offset, distance: shift, toward: nextRoad)
+                : walkBackward(from: state.edge, offset: state.offset, distance: -shift)
+            location = makeLocation(fix: fix, edge: e, offset: o, source: .snapped,
+                                    speed: fix.validSpeed ?? estimate.speed, final: true)
+            lastDecidedRoad = (state.edge, state.offset, fix.timestamp)
+        }
+        lastDecided = location
+        return location
+    }
+
+    /// Appends the edges from the end of `previousEdge` to `edge` to the decided path.
+    private func extendPath(from previousEdge: EdgeID?, to edge: EdgeID, offset: Double, odometer: Double) {
+        let start = odometer - offset
+        guard let previousEdge, let last = pathEdges.last else {
+            pathEdges.append((edge, start))
+            return
+        }
+        if previousEdge == edge && abs(last.start - start) < 1e-6 { return }
+        if previousEdge == edge && abs(last.start - start) < configuration.backwardJitterToleranceMeters + 1 {
+            // Jitter on the same edge: keep the edge's start where it was.
+            return
+        }
+        if let twin = index.graph.reverseEdge(of: previousEdge), twin == edge,
+           abs(start - (last.start + index.length(of: previousEdge))) > 1 {
+            pathEdges.append((edge, start))  // turned round mid-edge
+            return
+        }
+        let bound = max(0, start - (last.start + index.length(of: previousEdge))) + 1
+        if let between = distances.connectingEdges(from: previousEdge, to: edge, bound: bound) {
+            var s = last.start + index.length(of: previousEdge)
+            for e in between {
+                pathEdges.append((e, s))
+                s += index.length(of: e)
+            }
+        }
+        pathEdges.append((edge, start))
+    }
+
+    /// Moves `distance` metres forward from (edge, offset): towards `target` along the shortest road path when
+    /// given (never past it), else along the active route or the straightest continuation.
+    private func walkForward(from edge: EdgeID, offset: Double, distance: Double,
+                             toward target: (edge: EdgeID, offset: Double)?) -> (EdgeID, Double) {
+        let length = index.length(of: edge)
+        if let target, target.edge == edge, target.offset >= offset {
+            return (edge, min(offset + distance, target.offset))
+        }
+        if offset + distance <= length { return (edge, offset + distance) }
+        var remaining = distance - (length - offset)
+        if let target {
+            if let between = distances.connectingEdges(from: edge, to: target.edge, bound: remaining + 1) {
+                for e in between {
+                    let l = index.length(of: e)
+                    if remaining <= l { return (e, remaining) }
+                    remaining -= l
+                }
+                return (target.edge, min(remaining, target.offset))
+            }
+            return (edge, length)
+        }
+        var current = edge
+        for _ in 0..<32 {
+            guard let next = continuation(after: current) else { return (current, index.length(of: current)) }
+            let l = index.length(of: next)
+            if remaining <= l { return (next, remaining) }
+            remaining -= l
+            current = next
+        }
+        return (current, index.length(of: current))
+    }
+
+    /// Moves `distance` metres back along the decided path from (edge, offset).
+    private func walkBackward(from edge: EdgeID, offset: Double, distance: Double) -> (EdgeID, Double) {
+        if offset - distance >= 0 { return (edge, offset - distance) }
+        var remaining = distance - offset
+        var i = pathEdges.count - 1
+        while i >= 0 && pathEdges[i].edge != edge { i -= 1 }
+        i -= 1
+        var last = (edge, 0.0)
+        while i >= 0 {
+            let e = pathEdges[i].edge
+            let l = index.length(of: e)
+            if remaining <= l { return (e, l - remaining) }
+            remaining -= l
+            last = (e, 0)
+            i -= 1
+        }
+        return last
+    }
+
+    /// The next edge for dead reckoning: the active route's, else the open edge that turns least (no U-turn).
+    private func continuation(after edge: EdgeID) -> EdgeID? {
+        let graph = index.graph
+        if let route, let next = route.nextEdge(after: edge, near: lastRouteDistance),
+           graph.source(of: next) == graph.target(of: edge) {
+            return next
+        }
+        let heading = index.bearing(on: edge, at: index.length(of: edge))
+        let twin = graph.reverseEdge(of: edge)
+        var best: EdgeID?
+        var bestTurn = Double.infinity
+        let node = graph.target(of: edge)
+        guard graph.isPassable(node: node, mode: mode) else { return nil }
+        for e in graph.outgoingEdges(of: node) where e != twin && graph.access(of: e).contains(mode) {
+            let turn = Geodesy.bearingDifferenceDegrees(heading, index.bearing(on: e, at: 0))
+            if turn < bestTurn { bestTurn = turn; best = e }
+        }
+        return best
+    }
+
+    /// The newest fix's answer from the current best path (position smoothed with the decided history).
+    private func provisionalLocation() -> SnappedLocation {
+        guard let step = window.last, let k = step.bestState else {
+            return SnappedLocation.unmatched(window.last?.fix ?? LocationFix(coordinate: Coordinate(latitude: 0, longitude: 0), timestamp: 0))
+        }
+        let state = step.states[k]
+        if state.isCoast {
+            let speed = step.fix.validSpeed ?? lastSpeedEstimate ?? 0
+            let (e, o) = walkForward(from: state.edge, offset: state.offset,
+                                     distance: speed * max(0, step.fix.timestamp - state.referenceTime), toward: nil)
+            return makeLocation(fix: step.fix, edge: e, offset: o, source: .deadReckoned, speed: speed, final: false)
+        }
+        // Odometer along the provisional path from the last decided position.
+        let path = bestPath()
+        var samples: [OdometerSample] = []
+        var distance = 0.0
+        var rooted = false
+        if hasRoot, window.count > 1, path[0] >= 0 {
+            samples = history
+            distance = lastDistance
+            rooted = true
+        }
+        var previousIndex = rooted ? path[0] : -1
+        for p in (rooted ? 1 : 0)..<window.count {
+            let s = window[p]
+            let b = path[p]
+            if b < 0 { break }
+            if s.isStart && p > 0 {
+                samples.removeAll(keepingCapacity: true)
+                distance = 0
+            } else if previousIndex >= 0 && !s.isStart {
+                if !s.states[b].isCoast { distance += s.advance[previousIndex * s.states.count + b] }
+            }
+            samples.append(OdometerSample(time: s.fix.timestamp, distance: s.states[b].isCoast ? nil : distance,
+                                          speed: s.fix.validSpeed, sigma: s.sigma))
+            previousIndex = b
+        }
+        let estimate = AlongRoadSmoother.estimate(
+            samples[...], target: samples.count - 1,
+            speedSigma: configuration.speedIntegrationSigmaMetersPerSecond,
+            accelerationSigma: configuration.accelerationSigmaMetersPerSecondSquared)
+        let maxShift = configuration.maximumSmoothingShiftSigmas * step.sigma
+        let shift = min(maxShift, max(-maxShift, (estimate.distance ?? distance) - distance))
+        let o = min(index.length(of: state.edge), max(0, state.offset + shift))
+        return makeLocation(fix: step.fix, edge: state.edge, offset: o, source: .snapped,
+                            speed: step.fix.validSpeed ?? estimate.speed, final: false)
+    }
+
+    private func makeLocation(fix: LocationFix, edge: EdgeID, offset: Double, source: SnappedLocation.Source,
+                              speed: Double?, final: Bool) -> SnappedLocation {
+        let graph = index.graph
+        let snaps = mode == .driving || mode == .taxi || mode == .twoWheeler
+        var routeDistance: Double?
+        if let route {
+            routeDistance = route.routeDistance(edge: edge, offset: offset, after: lastRouteDistance - 50, tolerance: 5)
+            if final, let d = routeDistance { lastRouteDistance = max(lastRouteDistance, d) }
+        }
+        let course = snaps ? index.bearing(on: edge, at: offset) : (fix.validCourse ?? index.bearing(on: edge, at: offset))
+        return SnappedLocation(
+            coordinate: snaps ? index.point(on: edge, at: offset) : fix.coordinate,
+            altitudeMeters: fix.altitudeMeters ?? .nan, courseDegrees: course,
+            speedMetersPerSecond: speed.map { max(0, $0) } ?? -1, timestamp: fix.timestamp,
+            horizontalAccuracyMeters: fix.validAccuracy ?? -1, matched: true, edge: edge, edgeOffsetMeters: offset,
+            osmWayID: graph.osmWayID(of: edge), roadName: graph.name(of: edge), speedLimitKph: graph.speedLimitKph(of: edge),
+            source: source, isOnRoute: routeDistance != nil, routeDistanceMeters: routeDistance)
+    }
+}

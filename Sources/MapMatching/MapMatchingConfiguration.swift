@@ -1,0 +1,104 @@
+/// Every threshold of the map matcher, with its unit and default. The names follow Newson & Krumm (2009),
+/// "Hidden Markov Map Matching Through Noise and Sparseness": σ_z for the emission, β for the transition.
+public struct MapMatchingConfiguration: Sendable, Hashable {
+    // MARK: Candidates and emission
+
+    /// σ_z, the standard deviation of GPS position error along one axis, metres, used when a fix reports no
+    /// horizontal accuracy. Default 7 (urban phone and car GPS).
+    public var defaultSigmaMeters: Double = 7
+    /// A fix's reported `horizontalAccuracy` (a 68 % radius) is divided by this to give its per-axis σ_z
+    /// (for a 2-D Gaussian the 68 % radius is about 1.5 σ). Default 1.5.
+    public var accuracyToSigmaRatio: Double = 1.5
+    /// σ_z never goes below this, metres (reported accuracies are often optimistic). Default 4.
+    public var minimumSigmaMeters: Double = 4
+    /// σ_z never goes above this, metres. Default 25.
+    public var maximumSigmaMeters: Double = 25
+    /// Candidate roads lie within this many σ_z of the fix. Default 4.5.
+    public var searchRadiusSigmas: Double = 4.5
+    /// The candidate radius is at least this, metres. Default 30.
+    public var minimumSearchRadiusMeters: Double = 30
+    /// … and at most this, metres. Default 120.
+    public var maximumSearchRadiusMeters: Double = 120
+    /// At most this many roads (a two-way road counts once; both directions become candidates). Default 6.
+    public var maximumCandidateRoads: Int = 6
+
+    // MARK: Heading
+
+    /// Weight κ of the course term: a candidate whose direction differs from the fix's course by θ loses
+    /// κ·(1 − cos θ) in log-likelihood (so 2κ when opposite). Default 1.5. 0 disables the course.
+    public var courseWeight: Double = 1.5
+    /// The course is trusted only when the fix's speed is at least this (or unknown), m/s. Default 2.
+    public var minimumSpeedForCourseMetersPerSecond: Double = 2
+
+    // MARK: Transition
+
+    /// β, the scale of the exponential on |route distance − great-circle distance|, metres, for fixes 1 s apart.
+    /// Default 4.
+    public var betaMeters: Double = 4
+    /// β grows by this per second between fixes beyond the first, metres per second (sparse fixes drift more from
+    /// straight lines). Default 1.
+    public var betaGrowthMetersPerSecond: Double = 1
+    /// Scale of the exponential on |route distance − distance implied by the fixes' speeds|, metres, applied when
+    /// both fixes carry a speed. Default 10 (the route distance carries the position noise of both ends).
+    public var speedBetaMeters: Double = 10
+    /// … growing by this per second between the fixes, metres per second. Default 1.5.
+    public var speedBetaGrowthMetersPerSecond: Double = 1.5
+    /// No vehicle moves faster than this along the road between two fixes, m/s. Default 60 (216 km/h).
+    public var maximumSpeedMetersPerSecond: Double = 60
+    /// The road search between two fixes stops at this multiple of their great-circle distance plus the two search
+    /// radii and `routeSearchSlackMeters`. Default 2.5.
+    public var routeSearchDistanceFactor: Double = 2.5
+    /// Added to the road search bound, metres. Default 60.
+    public var routeSearchSlackMeters: Double = 60
+    /// On one edge, moving backwards by up to this is GPS jitter (a stopped car), not a loop round the block,
+    /// metres. Default 15.
+    public var backwardJitterToleranceMeters: Double = 15
+    /// Log-likelihood cost of turning round in the middle of a two-way road. Default 6.
+    public var uTurnPenalty: Double = 6
+
+    // MARK: Outliers and gaps
+
+    /// A fix whose nearest consistent road is farther than this many σ_z is treated as an outlier: the vehicle
+    /// "coasts" through it from the previous road position. Default 3.5.
+    public var outlierSigmas: Double = 3.5
+    /// At most this many consecutive fixes may be coasted through before the matcher restarts. Default 5.
+    public var maximumCoastedFixes: Int = 5
+    /// … and for at most this long, seconds. Default 30.
+    public var maximumCoastSeconds: Double = 30
+    /// Coasting continues from at most this many of the previous step's road positions. Default 3.
+    public var coastAnchors: Int = 3
+    /// Two fixes further apart in time than this are not joined by a transition (a long garage stay): the matcher
+    /// restarts, seconds. Default 600.
+    public var maximumGapSeconds: Double = 600
+
+    // MARK: Route awareness
+
+    /// Log-likelihood bonus of candidates on the active route. Default 1.4 (the route is preferred by about
+    /// a factor of 4, which a road several metres closer still overrides).
+    public var routeBonus: Double = 1.4
+
+    // MARK: Decoding and smoothing
+
+    /// Fixed lag of the online Viterbi decoder, fixes: the answer for fix n is final once fix n + lag arrived.
+    /// Default 4. The provisional answer for the newest fix is reported at once.
+    public var lagFixes: Int = 4
+    /// States whose log-score is this far below the best of their step are not extended. Default 30.
+    public var pruneMargin: Double = 30
+    /// Earlier final positions used by the along-road smoother, fixes. Default 6.
+    public var smoothingHistoryFixes: Int = 6
+    /// Uncertainty added per second of time distance when integrating the fixes' speeds along the road, m/s.
+    /// Default 0.6.
+    public var speedIntegrationSigmaMetersPerSecond: Double = 0.6
+    /// Acceleration scale of the constant-velocity model used when fixes carry no speed, m/s². Default 1.
+    public var accelerationSigmaMetersPerSecondSquared: Double = 1
+    /// Smoothing never moves a position along the road by more than this many σ_z. Default 3.
+    public var maximumSmoothingShiftSigmas: Double = 3
+
+    public init() {}
+
+    /// σ_z for a fix, metres.
+    @inlinable public func sigmaMeters(for fix: LocationFix) -> Double {
+        let raw = fix.validAccuracy.map { $0 / accuracyToSigmaRatio } ?? defaultSigmaMeters
+        return min(maximumSigmaMeters, max(minimumSigmaMeters, raw))
+    }
+}

@@ -1,0 +1,92 @@
+import Geo
+import RoadGraph
+
+/// A hidden state of the HMM at one fix: the vehicle is at a road position, or — for a "coasting" state — the fix
+/// is an outlier and the vehicle is somewhere past the road position of an earlier fix (its anchor).
+struct LatticeState {
+    var edge: EdgeID
+    /// Along `edge` from its source, metres.
+    var offset: Double
+    /// From the fix to the road position, metres (road states only).
+    var distance: Double
+    /// Log-likelihood of the fix given this state (0 for coasting states: their cost is in the transition).
+    var emission: Double
+    /// 0 for a road state; n for the n-th consecutive coasted fix.
+    var coastCount: Int
+    /// Position, time and speed of the fix this state's road position was observed at (the anchor's for a
+    /// coasting state): transitions from this state are measured from there.
+    var referenceLatitude: Double
+    var referenceLongitude: Double
+    var referenceTime: Double
+    /// m/s; negative when unknown.
+    var referenceSpeed: Double
+
+    var isCoast: Bool { coastCount > 0 }
+}
+
+/// One column of the Viterbi lattice: the states of one fix, their scores and back pointers, and the full
+/// transition matrix from the previous column (kept so that scores can be recomputed after a decision).
+final class LatticeStep {
+    var fixIndex = 0
+    var fix = LocationFix(coordinate: Coordinate(latitude: 0, longitude: 0), timestamp: 0)
+    /// σ_z of the fix, metres.
+    var sigma = 0.0
+    var radius = 0.0
+    var states: [LatticeState] = []
+    /// δ: best log-probability of a path ending in each state (normalised: the best is 0).
+    var score: [Double] = []
+    /// Index of the best predecessor in the previous step; -1 for none.
+    var back: [Int32] = []
+    /// Log transition probability from previous state a to state b at a * states.count + b.
+    var transition: [Double] = []
+    /// Signed distance moved along the road from previous state a to state b, metres (same indexing).
+    var advance: [Double] = []
+    var previousCount = 0
+    /// True when the step has no predecessor (the first fix, or after a restart).
+    var isStart = true
+    /// The decided state, once committed.
+    var committed = -1
+
+    func reset(fixIndex: Int, fix: LocationFix, sigma: Double, radius: Double) {
+        self.fixIndex = fixIndex
+        self.fix = fix
+        self.sigma = sigma
+        self.radius = radius
+        states.removeAll(keepingCapacity: true)
+        score.removeAll(keepingCapacity: true)
+        back.removeAll(keepingCapacity: true)
+        transition.removeAll(keepingCapacity: true)
+        advance.removeAll(keepingCapacity: true)
+        previousCount = 0
+        isStart = true
+        committed = -1
+    }
+
+    var bestState: Int? {
+        var best = -1
+        var bestScore = -Double.infinity
+        for (i, s) in score.enumerated() where s > bestScore {
+            best = i
+            bestScore = s
+        }
+        return best >= 0 ? best : nil
+    }
+
+    /// Recomputes scores and back pointers from the previous step's scores.
+    func recompute(from previous: LatticeStep) {
+        let n = states.count
+        var top = -Double.infinity
+        for b in 0..<n {
+            var best = -Double.infinity
+            var arg: Int32 = -1
+            for a in 0..<previousCount {
+                let v = previous.score[a] + transition[a * n + b]
+                if v > best { best = v; arg = Int32(a) }
+            }
+            score[b] = best + states[b].emission
+            back[b] = arg
+            if score[b] > top { top = score[b] }
+        }
+        if top.isFinite { for b in 0..<n { score[b] -= top } }
+    }
+}

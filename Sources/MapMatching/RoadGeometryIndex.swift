@@ -1,0 +1,257 @@
+import Foundation
+import Geo
+import RoadGraph
+
+/// A road position near a fix: a point part-way along a directed edge.
+struct RoadCandidate {
+    var edge: EdgeID
+    /// Along the edge from its source, metres (of `RoadGeometryIndex.length`).
+    var offset: Double
+    /// From the fix to the snapped point, metres.
+    var distance: Double
+}
+
+/// The graph's edge shapes copied once into flat arrays, with a uniform grid over roads (a pair of twins is
+/// indexed once), so that candidate search, points and bearings part-way along an edge cost no allocation.
+///
+/// Lengths here are haversine sums over the shape, which agree with `RoadGraph.lengthMeters` to float precision.
+/// Immutable after `init`; share one index between matchers of the same graph.
+public final class RoadGeometryIndex: Sendable {
+    public let graph: RoadGraph
+    /// Vertex range of edge e: firstVertex[e] ..< firstVertex[e + 1].
+    let firstVertex: [Int32]
+    let latitudes: [Double]
+    let longitudes: [Double]
+    /// Along the edge from its source at each vertex, metres.
+    let along: [Double]
+    let edgeLength: [Double]
+
+    let gridMinLatitude: Double
+    let gridMinLongitude: Double
+    let cellLatitude: Double
+    let cellLongitude: Double
+    let rows: Int
+    let columns: Int
+    let cellFirst: [Int32]
+    let cellEdges: [UInt32]
+
+    /// Builds the index in O(edges + shape points). `cellMeters` is the grid cell side; default 50.
+    public init(graph: RoadGraph, cellMeters: Double = 50) {
+        self.graph = graph
+        let e = graph.edgeCount
+        var first = [Int32]()
+        first.reserveCapacity(e + 1)
+        var lats = [Double](), lons = [Double](), along = [Double](), lengths = [Double]()
+        lengths.reserveCapacity(e)
+        var box: BoundingBox?
+        for edge in 0..<e {
+            first.append(Int32(lats.count))
+            let shape = graph.geometry(of: EdgeID(edge))
+            var total = 0.0
+            for (i, p) in shape.enumerated() {
+                if i > 0 { total += Geodesy.distanceMeters(shape[i - 1], p) }
+                lats.append(p.latitude)
+                lons.append(p.longitude)
+                along.append(total)
+                if box == nil { box = BoundingBox(minLatitude: p.latitude, minLongitude: p.longitude,
+                                                  maxLatitude: p.latitude, maxLongitude: p.longitude) } else { box!.extend(p) }
+            }
+            lengths.append(total)
+        }
+        first.append(Int32(lats.count))
+        firstVertex = first
+        latitudes = lats
+        longitudes = lons
+        self.along = along
+        edgeLength = lengths
+
+        let b = box ?? BoundingBox(minLatitude: 0, minLongitude: 0, maxLatitude: 0, maxLongitude: 0)
+        let ky = Geodesy.earthRadiusMeters * .pi / 180
+        let kx = max(ky * cos(b.center.latitude * .pi / 180), 1)
+        var cell = max(cellMeters, 5)
+        var r = 1, c = 1
+        while true {
+            r = max(1, Int(((b.maxLatitude - b.minLatitude) * ky / cell).rounded(.up)))
+            c = max(1, Int(((b.maxLongitude - b.minLongitude) * kx / cell).rounded(.up)))
+            if r * c <= 1 << 23 { break }
+            cell *= 1.5
+        }
+        rows = r
+        columns = c
+        gridMinLatitude = b.minLatitude
+        gridMinLongitude = b.minLongitude
+        cellLatitude = cell / ky
+        cellLongitude = cell / kx
+        var pairs = [(UInt32, UInt32)]()
+        var cells = [UInt32]()
+        for edge in 0..<e {
+            if let twin = graph.reverseEdge(of: EdgeID(edge)), Int(twin) < edge { continue }
+            cells.removeAll(keepingCapacity: true)
+            let lo = Int(first[edge]), hi = Int(first[edge + 1])
+            for v in lo..<(hi - 1) {
+                let r0 = Self.index((min(lats[v], lats[v + 1]) - b.minLatitude) / cellLatitude, r)
+                let r1 = Self.index((max(lats[v], lats[v + 1]) - b.minLatitude) / cellLatitude, r)
+                let c0 = Self.index((min(lons[v], lons[v + 1]) - b.minLongitude) / cellLongitude, c)
+                let c1 = Self.index((max(lons[v], lons[v + 1]) - b.minLongitude) / cellLongitude, c)
+                for rr in r0...r1 { for cc in c0...c1 { cells.append(UInt32(rr * c + cc)) } }
+            }
+            cells.sort()
+            var last = UInt32.max
+            for cellIndex in cells where cellIndex != last {
+                pairs.append((cellIndex, UInt32(edge)))
+                last = cellIndex
+            }
+        }
+        var cellFirst = [Int32](repeating: 0, count: r * c + 1)
+        for p in pairs { cellFirst[Int(p.0) + 1] += 1 }
+        for i in 0..<(r * c) { cellFirst[i + 1] += cellFirst[i] }
+        var cursor = cellFirst
+        var entries = [UInt32](repeating: 0, count: pairs.count)
+        for p in pairs {
+            entries[Int(cursor[Int(p.0)])] = p.1
+            cursor[Int(p.0)] += 1
+        }
+        self.cellFirst = cellFirst
+        cellEdges = entries
+    }
+
+    @inline(__always) static func index(_ x: Double, _ count: Int) -> Int {
+        guard x.isFinite else { return 0 }
+        return min(count - 1, max(0, Int(x.rounded(.down))))
+    }
+
+    /// Length of edge `e` along its shape, metres.
+    @inline(__always) public func length(of e: EdgeID) -> Double { edgeLength[Int(e)] }
+
+    /// The point `offset` metres along `e` from its source (clamped to the edge).
+    public func point(on e: EdgeID, at offset: Double) -> Coordinate {
+        let (v, t) = locate(e, offset)
+        return Coordinate(latitude: latitudes[v] + (latitudes[v + 1] - latitudes[v]) * t,
+                          longitude: longitudes[v] + (longitudes[v + 1] - longitudes[v]) * t)
+    }
+
+    /// Direction of travel along `e` at `offset`, degrees clockwise from north.
+    public func bearing(on e: EdgeID, at offset: Double) -> Double {
+        var (v, _) = locate(e, offset)
+        let hi = Int(firstVertex[Int(e) + 1]) - 1
+        while v < hi - 1 && along[v + 1] - along[v] <= 0 { v += 1 }
+        return Geodesy.initialBearingDegrees(
+            from: Coordinate(latitude: latitudes[v], longitude: longitudes[v]),
+            to: Coordinate(latitude: latitudes[v + 1], longitude: longitudes[v + 1]))
+    }
+
+    /// The segment (its first vertex index) holding `offset`, and the fraction within it.
+    @inline(__always) func locate(_ e: EdgeID, _ offset: Double) -> (Int, Double) {
+        let lo = Int(firstVertex[Int(e)]), hi = Int(firstVertex[Int(e) + 1]) - 1
+        if hi <= lo { return (lo, 0) }
+        var v = lo
+        while v < hi - 1 && along[v + 1] < offset { v += 1 }
+        let span = along[v + 1] - along[v]
+        let t = span > 0 ? min(1, max(0, (offset - along[v]) / span)) : 0
+        return (v, t)
+    }
+
+    /// Appends the directed road positions within `radius` metres of `point` usable by `mode`: the nearest
+    /// `maximumRoads` roads, each with both of its directions when both are open. `scratch` holds reusable
+    /// per-query storage. Closest roads first.
+    func candidates(
+        near point: Coordinate, radius: Double, mode: TravelMode, maximumRoads: Int, into out: inout [RoadCandidate],
+        scratch: inout CandidateScratch
+    ) {
+        out.removeAll(keepingCapacity: true)
+        guard maximumRoads > 0, point.isValid, !cellEdges.isEmpty else { return }
+        let ky = Geodesy.earthRadiusMeters * .pi / 180
+        let kx = ky * cos(point.latitude * .pi / 180)
+        let dLat = radius / ky, dLon = radius / max(kx, 1e-6)
+        let top = gridMinLatitude + Double(rows) * cellLatitude
+        let right = gridMinLongitude + Double(columns) * cellLongitude
+        if point.latitude + dLat < gridMinLatitude || point.latitude - dLat > top
+            || point.longitude + dLon < gridMinLongitude || point.longitude - dLon > right { return }
+        let r0 = Self.index((point.latitude - dLat - gridMinLatitude) / cellLatitude, rows)
+        let r1 = Self.index((point.latitude + dLat - gridMinLatitude) / cellLatitude, rows)
+        let c0 = Self.index((point.longitude - dLon - gridMinLongitude) / cellLongitude, columns)
+        let c1 = Self.index((point.longitude + dLon - gridMinLongitude) / cellLongitude, columns)
+        let mask = ModeMask(mode)
+        let r2 = radius * radius
+        scratch.roads.removeAll(keepingCapacity: true)
+        scratch.nextStamp()
+        for r in r0...r1 {
+            for c in c0...c1 {
+                let cell = r * columns + c
+                for k in Int(cellFirst[cell])..<Int(cellFirst[cell + 1]) {
+                    let e = Int(cellEdges[k])
+                    if scratch.seen[e] == scratch.stamp { continue }
+                    scratch.seen[e] = scratch.stamp
+                    let edge = EdgeID(e)
+                    let forwardOpen = graph.access(of: edge).contains(mask)
+                    let twin = graph.reverseEdge(of: edge)
+                    let backwardOpen = twin.map { graph.access(of: $0).contains(mask) } ?? false
+                    if !forwardOpen && !backwardOpen { continue }
+                    // Closest point of the shape, in an equirectangular frame around the fix.
+                    let lo = Int(firstVertex[e]), hi = Int(firstVertex[e + 1])
+                    var best = Double.infinity, bestV = lo, bestT = 0.0
+                    var px = (longitudes[lo] - point.longitude) * kx, py = (latitudes[lo] - point.latitude) * ky
+                    for v in (lo + 1)..<hi {
+                        let x = (longitudes[v] - point.longitude) * kx, y = (latitudes[v] - point.latitude) * ky
+                        let dx = x - px, dy = y - py
+                        let len2 = dx * dx + dy * dy
+                        let t = len2 > 0 ? min(1, max(0, -(px * dx + py * dy) / len2)) : 0
+                        let qx = px + t * dx, qy = py + t * dy
+                        let d2 = qx * qx + qy * qy
+                        if d2 < best { best = d2; bestV = v - 1; bestT = t }
+                        px = x; py = y
+                    }
+                    if best > r2 { continue }
+                    let offset = along[bestV] + (along[bestV + 1] - along[bestV]) * bestT
+                    scratch.roads.append(CandidateScratch.Road(edge: edge, offset: offset, distance: best.squareRoot(),
+                                                               forward: forwardOpen, twin: backwardOpen ? twin : nil))
+                }
+            }
+        }
+        if scratch.roads.count > 1 {
+            scratch.roads.sort { $0.distance != $1.distance ? $0.distance < $1.distance : $0.edge < $1.edge }
+        }
+        for road in scratch.roads.prefix(maximumRoads) {
+            if road.forward { out.append(RoadCandidate(edge: road.edge, offset: road.offset, distance: road.distance)) }
+            if let twin = road.twin {
+                out.append(RoadCandidate(edge: twin, offset: max(0, edgeLength[Int(twin)] - road.offset),
+                                         distance: road.distance))
+            }
+        }
+    }
+
+    /// The nearest directed road position usable by `mode` within `radius`, if any.
+    public func nearest(to point: Coordinate, mode: TravelMode, radius: Double) -> (edge: EdgeID, offsetMeters: Double, distanceMeters: Double)? {
+        var out = [RoadCandidate]()
+        var scratch = CandidateScratch(edgeCount: graph.edgeCount)
+        candidates(near: point, radius: radius, mode: mode, maximumRoads: 1, into: &out, scratch: &scratch)
+        return out.first.map { ($0.edge, $0.offset, $0.distance) }
+    }
+}
+
+/// Reusable storage of candidate searches (one per matcher).
+struct CandidateScratch {
+    struct Road {
+        var edge: EdgeID
+        var offset: Double
+        var distance: Double
+        var forward: Bool
+        var twin: EdgeID?
+    }
+    var seen: [UInt32]
+    var stamp: UInt32 = 0
+    var roads: [Road] = []
+
+    init(edgeCount: Int) {
+        seen = [UInt32](repeating: 0, count: edgeCount)
+        roads.reserveCapacity(64)
+    }
+
+    mutating func nextStamp() {
+        if stamp == .max {
+            for i in seen.indices { seen[i] = 0 }
+            stamp = 0
+        }
+        stamp += 1
+    }
+}

@@ -1,0 +1,163 @@
+import Foundation
+import Geo
+import RoadGraph
+import Routing
+
+/// Where a position lies on the active leg.
+public struct RouteMatch: Sendable, Hashable {
+    /// Index into the leg's `edges`.
+    public var edgeIndex: Int
+    public var edge: EdgeID
+    /// Offset along `edge` from its source node, metres.
+    public var offsetOnEdgeMeters: Double
+    /// Distance along the leg from its start, metres.
+    public var distanceAlongLegMeters: Double
+    /// The closest point of the leg's geometry.
+    public var point: Coordinate
+    /// From the raw fix to `point`, metres.
+    public var distanceFromRouteMeters: Double
+    /// Direction of the route at `point`, degrees clockwise from north.
+    public var routeBearingDegrees: Double
+}
+
+/// The leg the navigator is guiding along, as handed to the road-snapping provider: the leg's geometry with
+/// cumulative distances, where each route edge begins along it, and the navigator's current progress.
+public struct ActiveLeg: Sendable {
+    public let leg: RouteLeg
+    /// (latitude, longitude) vertices of the leg, `leg.geometry`.
+    public let points: [Coordinate]
+    /// Distance along the leg at each vertex, metres; the last is the leg's length.
+    public let cumulativeMeters: [Double]
+    /// Distance along the leg where the used part of `leg.edges[i]` begins, metres.
+    public let edgeStartMeters: [Double]
+    /// The navigator's estimate of the vehicle's distance along the leg, metres (a hint for windowed searches).
+    public internal(set) var progressMeters: Double = 0
+
+    public var lengthMeters: Double { cumulativeMeters.last ?? 0 }
+
+    public init(leg: RouteLeg, graph: RoadGraph) {
+        self.leg = leg
+        points = leg.geometry
+        var sums = [0.0]
+        sums.reserveCapacity(points.count)
+        var total = 0.0
+        for i in 1..<max(points.count, 1) {
+            total += Geodesy.distanceMeters(points[i - 1], points[i])
+            sums.append(total)
+        }
+        cumulativeMeters = sums
+        // Edge portions from the graph's lengths, rescaled to the geometry's length so both agree.
+        var starts: [Double] = []
+        var along = 0.0
+        let last = leg.edges.count - 1
+        var portions: [Double] = []
+        for (i, e) in leg.edges.enumerated() {
+            let length = graph.lengthMeters(of: e)
+            let from = i == 0 ? leg.start.offsetMeters : 0
+            let to = i == last ? leg.end.offsetMeters : length
+            portions.append(max(0, to - from))
+        }
+        let portionSum = portions.reduce(0, +)
+        let scale = portionSum > 0 ? total / portionSum : 0
+        for p in portions {
+            starts.append(along)
+            along += p * scale
+        }
+        edgeStartMeters = starts
+    }
+
+    /// Index of the route edge that contains `distanceAlongLegMeters`.
+    public func edgeIndex(atDistance distance: Double) -> Int {
+        guard edgeStartMeters.count > 1 else { return 0 }
+        var lo = 0, hi = edgeStartMeters.count - 1
+        while lo < hi {
+            let mid = (lo + hi + 1) / 2
+            if edgeStartMeters[mid] <= distance { lo = mid } else { hi = mid - 1 }
+        }
+        return lo
+    }
+
+    /// The end of the route edge `index` along the leg, metres.
+    public func edgeEndMeters(_ index: Int) -> Double {
+        index + 1 < edgeStartMeters.count ? edgeStartMeters[index + 1] : lengthMeters
+    }
+
+    /// Offset along the graph edge at a distance along the leg.
+    func offsetOnEdge(index: Int, distance: Double) -> Double {
+        let base = index == 0 ? leg.start.offsetMeters : 0
+        return base + max(0, distance - edgeStartMeters[index])
+    }
+
+    /// The vertex index of the segment containing `distance`.
+    private func segmentIndex(atDistance distance: Double) -> Int {
+        guard cumulativeMeters.count > 2 else { return 0 }
+        var lo = 0, hi = cumulativeMeters.count - 2
+        while lo < hi {
+            let mid = (lo + hi + 1) / 2
+            if cumulativeMeters[mid] <= distance { lo = mid } else { hi = mid - 1 }
+        }
+        return lo
+    }
+
+    /// The point of the leg `distance` metres from its start (clamped).
+    public func point(atDistance distance: Double) -> Coordinate {
+        guard points.count >= 2 else { return points.first ?? leg.end.point }
+        let d = min(max(0, distance), lengthMeters)
+        let s = segmentIndex(atDistance: d)
+        let span = cumulativeMeters[s + 1] - cumulativeMeters[s]
+        let t = span > 0 ? (d - cumulativeMeters[s]) / span : 0
+        let a = points[s], b = points[s + 1]
+        return Coordinate(latitude: a.latitude + (b.latitude - a.latitude) * t,
+                          longitude: a.longitude + (b.longitude - a.longitude) * t)
+    }
+
+    /// Direction of the leg at `distance` along it, degrees.
+    public func bearing(atDistance distance: Double) -> Double {
+        guard points.count >= 2 else { return 0 }
+        var s = segmentIndex(atDistance: min(max(0, distance), lengthMeters))
+        while s < points.count - 2 && points[s] == points[s + 1] { s += 1 }
+        return Geodesy.initialBearingDegrees(from: points[s], to: points[s + 1])
+    }
+
+    /// Whether `course` agrees with the leg near `distance`: within `toleranceDegrees` of its direction there or
+    /// `aroundMeters` before or after (so a vehicle turning with the route at a junction agrees on both sides).
+    public func courseAgrees(_ course: Double, atDistance distance: Double, toleranceDegrees: Double,
+                             aroundMeters: Double = 15) -> Bool {
+        for d in [distance, distance - aroundMeters, distance + aroundMeters]
+        where Geodesy.bearingDifferenceDegrees(course, bearing(atDistance: d)) <= toleranceDegrees {
+            return true
+        }
+        return false
+    }
+
+    /// Closest point of the leg to `coordinate` among the segments overlapping
+    /// `[fromMeters, toMeters]` along the leg; nil for an empty leg.
+    public func project(_ coordinate: Coordinate, fromMeters: Double = 0, toMeters: Double = .infinity) -> RouteMatch? {
+        guard !points.isEmpty else { return nil }
+        if points.count == 1 {
+            return RouteMatch(edgeIndex: 0, edge: leg.edges.first ?? 0, offsetOnEdgeMeters: leg.start.offsetMeters,
+                              distanceAlongLegMeters: 0, point: points[0],
+                              distanceFromRouteMeters: Geodesy.distanceMeters(coordinate, points[0]),
+                              routeBearingDegrees: 0)
+        }
+        let first = segmentIndex(atDistance: max(0, fromMeters))
+        let last = toMeters >= lengthMeters ? points.count - 2 : segmentIndex(atDistance: toMeters)
+        var best: (segment: Int, projection: SegmentProjection)?
+        for s in first...max(first, last) {
+            let p = PolylineGeometry.project(coordinate, ontoSegment: points[s], points[s + 1])
+            if best == nil || p.distanceMeters < best!.projection.distanceMeters { best = (s, p) }
+        }
+        guard let best else { return nil }
+        let s = best.segment
+        let along = cumulativeMeters[s] + (cumulativeMeters[s + 1] - cumulativeMeters[s]) * best.projection.fraction
+        var bearingSegment = s
+        while bearingSegment < points.count - 2 && points[bearingSegment] == points[bearingSegment + 1] { bearingSegment += 1 }
+        let index = edgeIndex(atDistance: along)
+        return RouteMatch(
+            edgeIndex: index, edge: leg.edges.isEmpty ? 0 : leg.edges[index],
+            offsetOnEdgeMeters: leg.edges.isEmpty ? 0 : offsetOnEdge(index: index, distance: along),
+            distanceAlongLegMeters: along, point: best.projection.point,
+            distanceFromRouteMeters: best.projection.distanceMeters,
+            routeBearingDegrees: Geodesy.initialBearingDegrees(from: points[bearingSegment], to: points[bearingSegment + 1]))
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+
+/// Every threshold of the navigator, with its default and why.
+public struct NavigatorConfiguration: Sendable, Hashable {
+    /// Arrival when the progress estimate is within this of the end of the leg (along the road), or when the
+    /// vehicle stands this close to the leg's end or the waypoint for two fixes. Default 25 m: vehicles stop short
+    /// of the address (a parking space, the kerb before a junction), and the filtered estimate's error (≈ 4 m for
+    /// σ = 8 m fixes) keeps the announcement within 30 m.
+    public var arrivalRadiusMeters: Double = 25
+    /// "Standing" for the arrival rule above: at most this speed. Default 2 m/s.
+    public var arrivalStandingSpeedMetersPerSecond: Double = 2
+    /// … and the latest fix itself is within `arrivalRadiusMeters` + this of the end, so one outlier that drags the
+    /// estimate forward cannot announce an early arrival. Default 15 m.
+    public var arrivalMeasurementSlackMeters: Double = 15
+
+    /// Off route when the evidence of consecutive off-route fixes reaches this. A fix the matcher puts off the
+    /// route counts 1; one that is also at least `strongOffRouteDistanceMeters` from the route while the vehicle
+    /// moves against the route's direction (around that point) counts 2; a fix on the route resets the count.
+    /// Default 3: never one bad fix, never two position outliers (their course still follows the road), but two
+    /// fixes turning away from the route are enough.
+    public var offRouteEvidenceThreshold: Int = 3
+    /// Default 8 m (one σ of GPS noise: closer than that the course says little about which road).
+    public var strongOffRouteDistanceMeters: Double = 8
+    /// A course differing from the route by more than this contradicts it. Default 60°.
+    public var courseContradictionDegrees: Double = 60
+    /// The fix's course counts only at or above this speed. Default 4 m/s.
+    public var minimumSpeedForCourseMetersPerSecond: Double = 4
+    /// Decisive wrong way: matched on the twin of the current route edge with a course at least this far from the
+    /// route's. Counts threshold − 1, so two such fixes (or one after any other off-route fix) reroute. Default 135°.
+    public var wrongWayDegrees: Double = 135
+
+    /// Gain of the along-route progress filter (α of an α-β filter on distance along the leg). Default 0.4:
+    /// σ = 8 m fixes give a ≈ 3.5 m estimate.
+    public var progressGain: Double = 0.4
+    /// Velocity gain (β) when fixes carry no speed. Default 0.1.
+    public var progressVelocityGain: Double = 0.1
+    /// A measurement further than (3 × accuracy + half the predicted travel + 10 m) from the prediction is an
+    /// outlier and ignored; three in a row are believed (the vehicle really is there). Assumed accuracy when
+    /// the fix has none: default 10 m.
+    public var defaultHorizontalAccuracyMeters: Double = 10
+    /// Most plausible speed, metres per second. Default 70 m/s (252 km/h).
+    public var maximumSpeedMetersPerSecond: Double = 70
+
+    /// On the current edge the ETA blends the model speed with the vehicle's own smoothed speed by this weight.
+    /// Default 0.5.
+    public var ownSpeedWeight: Double = 0.5
+    /// … but the own speed counts at least this fraction of the model speed (stops are junction delays). Default 0.3.
+    public var ownSpeedFloorFraction: Double = 0.3
+    /// The own speed counts only while moving at least this fast (standing at the start or at a light says nothing
+    /// about the road's speed). Default 2 m/s.
+    public var ownSpeedMinimumMetersPerSecond: Double = 2
+    /// Time constant of the own-speed smoothing, seconds. Default 5 s.
+    public var ownSpeedSmoothingSeconds: Double = 5
+    /// The vehicle reports its own speed on a way to the traffic model after moving at least this long on it. Default 10 s.
+    public var ownObservationMinimumSeconds: Double = 10
+
+    /// Traffic on the current leg is re-evaluated at least this often as observations fade, seconds. Default 60 s.
+    public var trafficRefreshSeconds: Double = 60
+    /// Check for a faster route at most this often, and only after the traffic feed changed. Default 120 s.
+    public var fasterRouteCheckIntervalSeconds: Double = 120
+    /// Switch only when the new route saves at least this … Default 60 s.
+    public var fasterRouteMinimumSavingSeconds: Double = 60
+    /// … and at least this fraction of the remaining time. Default 0.1.
+    public var fasterRouteMinimumSavingFraction: Double = 0.1
+
+    /// Delay category bands on traffic-aware ÷ free-flow time of the edges ahead (junction delays excluded):
+    /// below `lightBelowRatio` light (delays up to 15 %), below `mediumBelowRatio` medium (up to 40 %), else heavy.
+    public var lightBelowRatio: Double = 1.15
+    public var mediumBelowRatio: Double = 1.4
+
+    /// `traveledPath` keeps a snapped point only after moving this far from the last one. Default 5 m.
+    public var traveledPathMinimumStepMeters: Double = 5
+    /// Most destinations per `setDestinations` (the SDK's limit). Default 25.
+    public var maximumDestinations: Int = 25
+
+    public var junctions = JunctionDelayModel()
+    public var lighting = LightingConfiguration()
+    public var speeding = SpeedingConfiguration()
+    public var traffic = TrafficModelConfiguration()
+
+    public init() {}
+}

@@ -1,0 +1,594 @@
+import Foundation
+import Geo
+import RoadGraph
+import Routing
+
+/// The navigator as a deterministic state machine: every input (a fix, a command, a traffic update) carries its
+/// time and returns the events it caused, in order. No clock, no I/O. `Navigator` adds listeners on top.
+public final class NavigatorCore {
+    public let graph: RoadGraph
+    public let router: Router
+    public let snapper: any RoadSnappingProvider
+    public let placeResolver: (any PlaceResolving)?
+    public let configuration: NavigatorConfiguration
+
+    // MARK: Settings (GMSNavigator properties)
+
+    public var travelMode: TravelMode = .driving
+    public var avoidsHighways = false
+    public var avoidsTolls = false
+    /// Default true, as in the SDK.
+    public var avoidsFerries = true
+    /// Guidance stops on arrival. Default true.
+    public var stopGuidanceAtArrival = true
+    /// Minimum change of the remaining time before another event, seconds. Default 1.
+    public var timeUpdateThresholdSeconds: Double = 1
+    /// Minimum change of the remaining distance before another event, metres. Default 1.
+    public var distanceUpdateThresholdMeters: Double = 1
+    public var speedAlertOptions = SpeedAlertOptions.standard
+
+    // MARK: State
+
+    public private(set) var isGuidanceActive = false
+    /// Remaining destinations, the current one first.
+    public private(set) var destinations: [ResolvedWaypoint] = []
+    private var legs: [RouteLeg] = []
+    private var progress: LegProgress?
+    public private(set) var traffic: TrafficModel
+    public private(set) var lastSnapped: SnappedFix?
+    public private(set) var traveledPath: [Coordinate] = []
+    public private(set) var suggestedLightingMode: LightingMode?
+    public private(set) var delayCategoryToNextDestination: DelayCategory = .noData
+
+    private var offRouteEvidence = 0
+    private var standingNearDestination = 0
+    private var lastReportedSeconds: Double?
+    private var lastReportedMeters: Double?
+    private var speeding: SpeedingMonitor
+    private var ownSpeed: Double?
+    private var ownWay: (id: Int64, movingSeconds: Double, movingMeters: Double)?
+    private var lastFasterRouteCheck: Date?
+    private var checkedFeedGeneration = 0
+
+    public init(graph: RoadGraph, router: Router? = nil, snapper: (any RoadSnappingProvider)? = nil,
+                placeResolver: (any PlaceResolving)? = nil, configuration: NavigatorConfiguration = NavigatorConfiguration()) {
+        self.graph = graph
+        self.router = router ?? Router(graph: graph)
+        self.snapper = snapper ?? NearestRoadSnapper(graph: graph)
+        self.placeResolver = placeResolver
+        self.configuration = configuration
+        traffic = TrafficModel(configuration: configuration.traffic)
+        speeding = SpeedingMonitor(configuration: configuration.speeding)
+    }
+
+    /// Progress along the current leg.
+    struct LegProgress {
+        var route: ActiveLeg
+        var time: LegTimeModel
+        /// Filtered distance along the leg, metres, and speed along it, m/s, at `updatedAt`.
+        var along: Double
+        var velocity: Double
+        var updatedAt: Date
+        var rejected = 0
+        var arrived = false
+        /// The latest accepted measurement along the leg, metres.
+        var lastMeasurement: Double
+    }
+
+    // MARK: Reading the route
+
+    /// One leg per remaining destination; the current leg starts at the route's origin or last reroute.
+    public var routeLegs: [RouteLegSummary] {
+        legs.enumerated().map { i, leg in summary(leg, destination: destinations[i], time: i == 0 ? progress?.time : nil) }
+    }
+    public var currentRouteLeg: RouteLegSummary? { routeLegs.first }
+    /// The routed legs still ahead, as the router made them (for the location simulator and tools).
+    public var remainingRouteLegs: [RouteLeg] { legs }
+
+    /// Seconds to the next destination; `.infinity` without a route.
+    public var timeToNextDestination: Double {
+        guard let p = progress else { return .infinity }
+        return p.arrived ? 0 : remaining(p).seconds
+    }
+    /// Metres to the next destination; `.infinity` without a route.
+    public var distanceToNextDestination: Double {
+        guard let p = progress else { return .infinity }
+        return p.arrived ? 0 : remaining(p).meters
+    }
+
+    /// The current leg as handed to the road-snapping provider.
+    public var activeLeg: ActiveLeg? { progress?.route }
+
+    // MARK: Commands
+
+    /// Replaces the destinations and routes from the last snapped position. Returns the status and the events
+    /// (a route change with reason `destinationsSet`, also on failure, carrying the status).
+    public func setDestinations(_ waypoints: [NavigationWaypoint], options: DestinationOptions = DestinationOptions(),
+                                at time: Date) -> (status: RouteStatus, events: [NavigationEvent]) {
+        let (status, resolved) = resolve(waypoints)
+        var events: [NavigationEvent] = []
+        guard status == .ok else {
+            dropRoute()
+            events.append(.routeChanged(RouteChangedEvent(timestamp: time, reason: .destinationsSet, routeStatus: status,
+                                                          currentLegIndex: nil, distanceMeters: 0, durationSeconds: 0, legs: [])))
+            events += delayEvents(at: time)
+            return (status, events)
+        }
+        traveledPath = []
+        snapper.reset()
+        let result = route(to: resolved, at: time)
+        guard let newLegs = result.legs else {
+            dropRoute()
+            events.append(.routeChanged(RouteChangedEvent(timestamp: time, reason: .destinationsSet, routeStatus: result.status,
+                                                          currentLegIndex: nil, distanceMeters: 0, durationSeconds: 0, legs: [])))
+            events += delayEvents(at: time)
+            return (result.status, events)
+        }
+        install(legs: newLegs, destinations: resolved, at: time)
+        if options.startsGuidance { isGuidanceActive = true }
+        events.append(.routeChanged(routeChangedEvent(.destinationsSet, at: time)))
+        events += progressEvents(at: time)
+        return (.ok, events)
+    }
+
+    /// Removes the route and stops guidance.
+    public func clearDestinations(at time: Date) -> [NavigationEvent] {
+        let hadRoute = progress != nil
+        dropRoute()
+        snapper.reset()
+        traveledPath = []
+        guard hadRoute else { return [] }
+        var events: [NavigationEvent] = [
+            .routeChanged(RouteChangedEvent(timestamp: time, reason: .cleared, routeStatus: .ok, currentLegIndex: nil,
+                                            distanceMeters: 0, durationSeconds: 0, legs: []))
+        ]
+        events += delayEvents(at: time)
+        return events
+    }
+
+    /// Moves to the next destination: the reached one is forgotten (read it before). Routes from the last snapped
+    /// position; guidance resumes if arrival had stopped it. Returns the new current waypoint (nil when none is left,
+    /// and then nothing changes).
+    public func continueToNextDestination(at time: Date) -> (waypoint: ResolvedWaypoint?, events: [NavigationEvent]) {
+        guard destinations.count > 1 else { return (nil, []) }
+        let remaining = Array(destinations.dropFirst())
+        let wasArrived = progress?.arrived ?? false
+        let planned = Array(legs.dropFirst())
+        var result: (status: RouteStatus, legs: [RouteLeg]?) = (.ok, planned)
+        // At the waypoint the planned next leg already starts here, leaving in the arrival direction: keep it
+        // (re-routing from a standing vehicle, which has no heading, could turn the trip around). Elsewhere the
+        // next leg starts at the last road-snapped position.
+        let atPlannedStart = lastSnapped.map {
+            Geodesy.distanceMeters($0.coordinate, planned[0].start.point) <= 2 * configuration.arrivalRadiusMeters
+        } ?? false
+        if !atPlannedStart {
+            result = route(to: remaining, at: time)
+        }
+        // No route from here: keep the remaining legs as planned (the next fixes reroute when off them).
+        install(legs: result.legs ?? planned, destinations: remaining, at: time)
+        if wasArrived { isGuidanceActive = true }
+        var events: [NavigationEvent] = [.routeChanged(routeChangedEvent(.nextDestination, at: time, status: result.status))]
+        events += progressEvents(at: time)
+        return (destinations.first, events)
+    }
+
+    /// `isGuidanceActive = …`: guidance needs a route; turning it on reports the remaining time and distance afresh.
+    public func setGuidanceActive(_ active: Bool, at time: Date) -> [NavigationEvent] {
+        guard active != isGuidanceActive else { return [] }
+        if active {
+            guard progress != nil else { return [] }
+            isGuidanceActive = true
+            lastReportedSeconds = nil
+            lastReportedMeters = nil
+            return progressEvents(at: time)
+        }
+        isGuidanceActive = false
+        return []
+    }
+
+    /// Feeds traffic observations (per OSM way). Returns a delay category change when it causes one.
+    public func updateTraffic(_ observations: [TrafficObservation], at time: Date) -> [NavigationEvent] {
+        traffic.update(observations)
+        guard var p = progress else { return [] }
+        p.time.applyTraffic(traffic, graph: graph, mode: travelMode, at: time)
+        progress = p
+        return delayEvents(at: time)
+    }
+
+    // MARK: Fixes
+
+    /// One raw fix in, its events out. Fixes older than the previous one and invalid coordinates are ignored.
+    public func process(_ fix: RawFix) -> [NavigationEvent] {
+        guard fix.coordinate.isValid else { return [] }
+        if let last = lastSnapped, fix.timestamp < last.timestamp { return [] }
+        let time = fix.timestamp
+        let previous = lastSnapped
+        if var p = progress {
+            p.route.progressMeters = predictedAlong(p, at: time)
+            progress = p
+        }
+        let snapped = snapper.snap(fix, activeLeg: progress?.route)
+        lastSnapped = snapped
+        let speed = vehicleSpeed(snapped, previous: previous)
+        updateOwnSpeed(speed, previous: previous, now: time)
+
+        var events: [NavigationEvent] = [.location(SnappedLocationEvent(
+            timestamp: time, coordinate: snapped.coordinate, altitudeMeters: fix.altitudeMeters,
+            courseDegrees: snapped.courseDegrees ?? fix.courseDegrees, speedMetersPerSecond: speed,
+            horizontalAccuracyMeters: fix.horizontalAccuracyMeters, osmWayID: snapped.osmWayID, roadName: snapped.roadName,
+            isOnRoute: snapped.isOnRoute))]
+
+        if isGuidanceActive { appendTraveled(snapped.coordinate) }
+
+        if var p = progress {
+            p.time.applyTraffic(traffic, graph: graph, mode: travelMode, at: time,
+                                refreshSeconds: configuration.trafficRefreshSeconds)
+            progress = p
+        }
+        if var p = progress, !p.arrived {
+            if isOffRoute(snapped) {
+                offRouteEvidence = 0
+                if let reroute = reroute(from: snapped, reason: .offRoute, at: time) { events.append(reroute) }
+            } else if snapped.isOnRoute, let match = snapped.routeMatch {
+                p = progress!
+                track(&p, measurement: match.distanceAlongLegMeters, snapped: snapped, speed: speed)
+                progress = p
+                observeOwnTraffic(snapped, speed: speed, previous: previous)
+            }
+            if let arrival = checkArrival(snapped, at: time) { events.append(arrival) }
+            if let faster = checkFasterRoute(snapped, at: time) { events.append(faster) }
+        }
+        events += progressEvents(at: time)
+        events += delayEvents(at: time)
+        if let event = speeding.update(speedMetersPerSecond: speed, limitKph: snapped.speedLimitKph, wayID: snapped.osmWayID,
+                                       options: speedAlertOptions, at: time)
+        {
+            events.append(.speeding(event))
+        }
+        let elevation = SolarPosition.elevationDegrees(at: fix.coordinate, date: time)
+        let mode = configuration.lighting.mode(elevationDegrees: elevation, current: suggestedLightingMode)
+        if mode != suggestedLightingMode {
+            suggestedLightingMode = mode
+            events.append(.lighting(LightingEvent(timestamp: time, mode: mode, sunElevationDegrees: elevation)))
+        }
+        return events
+    }
+
+    // MARK: Routing
+
+    private func resolve(_ waypoints: [NavigationWaypoint]) -> (RouteStatus, [ResolvedWaypoint]) {
+        if waypoints.isEmpty { return (.noWaypointsError, []) }
+        if waypoints.count > configuration.maximumDestinations { return (.waypointError, []) }
+        var resolved: [ResolvedWaypoint] = []
+        for (i, w) in waypoints.enumerated() {
+            let coordinate: Coordinate
+            switch w.location {
+            case .coordinate(let c): coordinate = c
+            case .placeID(let id):
+                guard !id.isEmpty, let c = placeResolver?.coordinate(forPlaceID: id) else { return (.waypointError, []) }
+                coordinate = c
+            }
+            guard coordinate.isValid else { return (.waypointError, []) }
+            if let heading = w.preferredHeadingDegrees {
+                guard heading.isFinite, (0...360).contains(heading), !w.preferSameSideOfRoad else { return (.waypointError, []) }
+            }
+            resolved.append(ResolvedWaypoint(index: i, waypoint: w, coordinate: coordinate))
+        }
+        return (.ok, resolved)
+    }
+
+    private var avoidOptions: AvoidOptions {
+        var avoid: AvoidOptions = []
+        if avoidsHighways { avoid.insert(.highways) }
+        if avoidsTolls { avoid.insert(.tolls) }
+        if avoidsFerries { avoid.insert(.ferries) }
+        return avoid
+    }
+
+    /// Routes from the last snapped position (heading = its course when moving) to `destinations`.
+    private func route(to destinations: [ResolvedWaypoint], at time: Date) -> (status: RouteStatus, legs: [RouteLeg]?) {
+        guard let here = lastSnapped else { return (.locationUnavailable, nil) }
+        var heading: Double?
+        if let speed = here.fix.speedMetersPerSecond ?? ownSpeed, speed >= configuration.minimumSpeedForCourseMetersPerSecond {
+            heading = here.fix.courseDegrees ?? here.courseDegrees
+        }
+        let origin = Waypoint(here.edge == nil ? here.fix.coordinate : here.coordinate, preferredHeadingDegrees: heading)
+        let request = RouteRequest(
+            origin: origin,
+            destinations: destinations.map {
+                Waypoint($0.coordinate, preferSameSideOfRoad: $0.waypoint.preferSameSideOfRoad,
+                         preferredHeadingDegrees: $0.waypoint.preferredHeadingDegrees, title: $0.title)
+            },
+            travelMode: travelMode, avoid: avoidOptions, traffic: traffic.snapshot(graph: graph, mode: travelMode, at: time))
+        var response = router.route(request)
+        if response.status == .noRouteFound && heading != nil {
+            // The road in the travel direction may lead nowhere (a oneway out of the map): try either direction.
+            var either = request
+            either.origin.preferredHeadingDegrees = nil
+            response = router.route(either)
+        }
+        guard response.status == .ok, let route = response.route else { return (response.status, nil) }
+        return (.ok, route.legs)
+    }
+
+    private func install(legs newLegs: [RouteLeg], destinations newDestinations: [ResolvedWaypoint], at time: Date) {
+        legs = newLegs
+        checkedFeedGeneration = traffic.feedGeneration  // the new legs were routed with the current feed
+        destinations = newDestinations
+        offRouteEvidence = 0
+        lastReportedSeconds = nil
+        lastReportedMeters = nil
+        ownWay = nil
+        guard let first = newLegs.first else {
+            progress = nil
+            return
+        }
+        let route = ActiveLeg(leg: first, graph: graph)
+        var model = LegTimeModel(route: route, graph: graph, mode: travelMode, junctions: configuration.junctions)
+        model.applyTraffic(traffic, graph: graph, mode: travelMode, at: time)
+        progress = LegProgress(route: route, time: model, along: 0, velocity: max(0, ownSpeed ?? 0), updatedAt: time,
+                               lastMeasurement: 0)
+    }
+
+    private func dropRoute() {
+        legs = []
+        destinations = []
+        progress = nil
+        isGuidanceActive = false
+        offRouteEvidence = 0
+        lastReportedSeconds = nil
+        lastReportedMeters = nil
+    }
+
+    private func summary(_ leg: RouteLeg, destination: ResolvedWaypoint, time: LegTimeModel?) -> RouteLegSummary {
+        let model = time ?? {
+            var m = LegTimeModel(route: ActiveLeg(leg: leg, graph: graph), graph: graph, mode: travelMode,
+                                 junctions: configuration.junctions)
+            m.applyTraffic(traffic, graph: graph, mode: travelMode, at: lastSnapped?.timestamp ?? Date(timeIntervalSince1970: 0))
+            return m
+        }()
+        return RouteLegSummary(destination: destination, destinationCoordinate: leg.end.point, distanceMeters: leg.distanceMeters,
+                               durationSeconds: model.totalSeconds, geometry: leg.geometry)
+    }
+
+    private func routeChangedEvent(_ reason: RouteChangeReason, at time: Date, status: RouteStatus = .ok) -> RouteChangedEvent {
+        let summaries = routeLegs
+        return RouteChangedEvent(timestamp: time, reason: reason, routeStatus: status, currentLegIndex: destinations.first?.index,
+                                 distanceMeters: summaries.reduce(0) { $0 + $1.distanceMeters },
+                                 durationSeconds: summaries.reduce(0) { $0 + $1.durationSeconds }, legs: summaries)
+    }
+
+    /// Reroutes the remaining destinations from the snapped position; nil (route kept) when no route is found.
+    private func reroute(from snapped: SnappedFix, reason: RouteChangeReason, at time: Date) -> NavigationEvent? {
+        let remaining = destinations
+        let wasArrived = progress?.arrived ?? false
+        let result = route(to: remaining, at: time)
+        guard let newLegs = result.legs else { return nil }
+        install(legs: newLegs, destinations: remaining, at: time)
+        if wasArrived { progress?.arrived = true }
+        return .routeChanged(routeChangedEvent(reason, at: time))
+    }
+
+    // MARK: Off route
+
+    private func usableCourse(_ fix: RawFix) -> Double? {
+        guard let course = fix.courseDegrees, course >= 0, let speed = fix.speedMetersPerSecond,
+              speed >= configuration.minimumSpeedForCourseMetersPerSecond
+        else { return nil }
+        return course
+    }
+
+    /// Hysteresis: consecutive off-route fixes accumulate evidence; wrong way on the route's own road is decisive.
+    private func isOffRoute(_ snapped: SnappedFix) -> Bool {
+        guard let p = progress else { return false }
+        if snapped.isOnRoute {
+            offRouteEvidence = 0
+            return false
+        }
+        // Still short of the leg's start (continuing while rolling up to a waypoint, or standing at the origin):
+        // the vehicle is not yet on the leg but has not left it either.
+        if p.along < 1, Geodesy.distanceMeters(snapped.fix.coordinate, p.route.leg.start.point) <= 2 * configuration.arrivalRadiusMeters {
+            return false
+        }
+        let course = usableCourse(snapped.fix)
+        var weight = 1
+        if let edge = snapped.edge, let course {
+            let index = p.route.edgeIndex(atDistance: p.along)
+            let edges = p.route.leg.edges
+            let nearby = [index, index + 1].filter { $0 < edges.count }.map { edges[$0] }
+            if nearby.contains(where: { graph.reverseEdge(of: $0) == edge }),
+               let match = snapped.routeMatch,
+               Geodesy.bearingDifferenceDegrees(course, match.routeBearingDegrees) >= configuration.wrongWayDegrees
+            {
+                // Wrong way on the route's own road: decisive once confirmed by a second fix (a matcher still
+                // holding the previous direction right after a turn-around leg start must not reroute alone).
+                offRouteEvidence += configuration.offRouteEvidenceThreshold - 1
+                return offRouteEvidence >= configuration.offRouteEvidenceThreshold
+            }
+        }
+        if let match = snapped.routeMatch, let course, match.distanceFromRouteMeters >= configuration.strongOffRouteDistanceMeters,
+           !p.route.courseAgrees(course, atDistance: match.distanceAlongLegMeters,
+                                 toleranceDegrees: configuration.courseContradictionDegrees)
+        {
+            weight = 2
+        }
+        offRouteEvidence += weight
+        return offRouteEvidence >= configuration.offRouteEvidenceThreshold
+    }
+
+    // MARK: Progress
+
+    private func predictedAlong(_ p: LegProgress, at time: Date) -> Double {
+        let dt = max(0, time.timeIntervalSince(p.updatedAt))
+        return min(p.route.lengthMeters, p.along + p.velocity * dt)
+    }
+
+    /// α-β filter on the distance along the leg, with an outlier gate.
+    private func track(_ p: inout LegProgress, measurement: Double, snapped: SnappedFix, speed: Double?) {
+        let time = snapped.timestamp
+        let dt = max(0, time.timeIntervalSince(p.updatedAt))
+        let predicted = predictedAlong(p, at: time)
+        let residual = measurement - predicted
+        let accuracy = snapped.fix.horizontalAccuracyMeters ?? configuration.defaultHorizontalAccuracyMeters
+        let gate = 3 * accuracy + 0.5 * p.velocity * dt + 10
+        if abs(residual) > gate && p.rejected < 2 {
+            p.rejected += 1
+            return
+        }
+        if abs(residual) > gate {
+            p.along = measurement  // three in a row: believe them
+        } else {
+            p.along = predicted + configuration.progressGain * residual
+        }
+        p.rejected = 0
+        if let fixSpeed = snapped.fix.speedMetersPerSecond, fixSpeed >= 0 {
+            p.velocity = fixSpeed
+        } else if dt > 0 {
+            p.velocity += configuration.progressVelocityGain * residual / dt
+        }
+        p.velocity = min(configuration.maximumSpeedMetersPerSecond, max(0, p.velocity))
+        p.along = min(p.route.lengthMeters, max(0, p.along))
+        p.updatedAt = time
+        p.lastMeasurement = measurement
+    }
+
+    private func checkArrival(_ snapped: SnappedFix, at time: Date) -> NavigationEvent? {
+        guard var p = progress, !p.arrived, let destination = destinations.first else { return nil }
+        let length = p.route.lengthMeters
+        let estimateClose = length - p.along <= configuration.arrivalRadiusMeters
+        let measurementClose = length - p.lastMeasurement <= configuration.arrivalRadiusMeters + configuration.arrivalMeasurementSlackMeters
+        // Standing at the destination counts even when the leg's plan approaches it from elsewhere (the other
+        // carriageway, after a reroute): slow fixes near the leg's end or the waypoint, twice in a row.
+        let slow = (snapped.fix.speedMetersPerSecond ?? ownSpeed ?? .infinity) <= configuration.arrivalStandingSpeedMetersPerSecond
+        let position = snapped.edge == nil ? snapped.fix.coordinate : snapped.coordinate
+        let nearEnd = min(Geodesy.distanceMeters(position, p.route.leg.end.point),
+                          Geodesy.distanceMeters(position, destination.coordinate)) <= configuration.arrivalRadiusMeters
+        // … unless the vehicle is on the leg well before its end (passing the destination on the way round).
+        let explainedByLeg = snapped.isOnRoute && length - p.along > 2 * configuration.arrivalRadiusMeters
+        standingNearDestination = slow && nearEnd && !explainedByLeg ? standingNearDestination + 1 : 0
+        guard (estimateClose && measurementClose && snapped.isOnRoute) || standingNearDestination >= 2 else { return nil }
+        standingNearDestination = 0
+        p.arrived = true
+        progress = p
+        if stopGuidanceAtArrival { isGuidanceActive = false }
+        return .arrival(ArrivalEvent(timestamp: time, waypoint: destination, remainingWaypoints: destinations.count - 1,
+                                     vehicleCoordinate: snapped.coordinate))
+    }
+
+    private func remaining(_ p: LegProgress) -> (seconds: Double, meters: Double) {
+        let along = p.along
+        let meters = max(0, p.route.lengthMeters - along)
+        let moving = ownSpeed.flatMap { $0 >= configuration.ownSpeedMinimumMetersPerSecond ? $0 : nil }
+        let seconds = p.time.remainingSeconds(atDistance: along, ownSpeedMetersPerSecond: moving,
+                                              ownSpeedWeight: configuration.ownSpeedWeight,
+                                              ownSpeedFloor: configuration.ownSpeedFloorFraction)
+        return (seconds, meters)
+    }
+
+    /// Remaining time and distance events, each when its change reaches its threshold, while guidance is active.
+    private func progressEvents(at time: Date) -> [NavigationEvent] {
+        guard isGuidanceActive, let p = progress, let destination = destinations.first else { return [] }
+        let (seconds, meters) = p.arrived ? (0.0, 0.0) : remaining(p)
+        var events: [NavigationEvent] = []
+        // The final 0 at arrival is always reported; otherwise a change must reach the threshold (within a
+        // micrometre / microsecond, so exact steps are not lost to rounding).
+        if lastReportedSeconds.map({ abs(seconds - $0) >= timeUpdateThresholdSeconds - 1e-6 || (p.arrived && $0 != 0) }) ?? true {
+            lastReportedSeconds = seconds
+            events.append(.remainingTime(RemainingTimeEvent(timestamp: time, remainingSeconds: seconds, remainingMeters: meters,
+                                                            waypointIndex: destination.index)))
+        }
+        if lastReportedMeters.map({ abs(meters - $0) >= distanceUpdateThresholdMeters - 1e-6 || (p.arrived && $0 != 0) }) ?? true {
+            lastReportedMeters = meters
+            events.append(.remainingDistance(RemainingDistanceEvent(timestamp: time, remainingMeters: meters,
+                                                                    remainingSeconds: seconds, waypointIndex: destination.index)))
+        }
+        return events
+    }
+
+    private func delayEvents(at time: Date) -> [NavigationEvent] {
+        var category = DelayCategory.noData
+        if let p = progress, !p.arrived {
+            let c = p.time.delayComparison(atDistance: p.along)
+            if c.covered && c.freeFlow > 0 {
+                let ratio = c.traffic / c.freeFlow
+                category = ratio < configuration.lightBelowRatio ? .light : (ratio < configuration.mediumBelowRatio ? .medium : .heavy)
+            }
+        }
+        guard category != delayCategoryToNextDestination else { return [] }
+        delayCategoryToNextDestination = category
+        return [.delayCategory(DelayCategoryEvent(timestamp: time, category: category))]
+    }
+
+    // MARK: Speeds and traffic
+
+    /// The fix's speed when present, else the snapped displacement over time.
+    private func vehicleSpeed(_ snapped: SnappedFix, previous: SnappedFix?) -> Double? {
+        if let s = snapped.fix.speedMetersPerSecond, s >= 0 { return s }
+        guard let previous else { return nil }
+        let dt = snapped.timestamp.timeIntervalSince(previous.timestamp)
+        guard dt > 0, dt <= 30 else { return nil }
+        return Geodesy.distanceMeters(previous.coordinate, snapped.coordinate) / dt
+    }
+
+    private func updateOwnSpeed(_ speed: Double?, previous: SnappedFix?, now: Date) {
+        guard let speed else { return }
+        guard let old = ownSpeed, let previous else {
+            ownSpeed = speed
+            return
+        }
+        let dt = max(0, now.timeIntervalSince(previous.timestamp))
+        let a = 1 - exp(-dt / configuration.ownSpeedSmoothingSeconds)
+        ownSpeed = old + a * (speed - old)
+    }
+
+    /// The vehicle's own moving speed per way goes to the traffic model when it leaves the way.
+    private func observeOwnTraffic(_ snapped: SnappedFix, speed: Double?, previous: SnappedFix?) {
+        guard let way = snapped.osmWayID else { return }
+        let dt = previous.map { snapped.timestamp.timeIntervalSince($0.timestamp) } ?? 0
+        if var current = ownWay, current.id == way {
+            if let speed, speed >= 2, dt > 0, dt <= 30 {
+                current.movingSeconds += dt
+                current.movingMeters += speed * dt
+            }
+            ownWay = current
+            return
+        }
+        if let done = ownWay, done.movingSeconds >= configuration.ownObservationMinimumSeconds {
+            traffic.observeOwn(TrafficObservation(osmWayID: done.id, speedKph: done.movingMeters / done.movingSeconds * 3.6,
+                                                  observedAt: snapped.timestamp))
+            if var p = progress {
+                p.time.applyTraffic(traffic, graph: graph, mode: travelMode, at: snapped.timestamp)
+                progress = p
+            }
+        }
+        ownWay = (way, 0, 0)
+    }
+
+    private func checkFasterRoute(_ snapped: SnappedFix, at time: Date) -> NavigationEvent? {
+        guard isGuidanceActive, let p = progress, !p.arrived, traffic.feedGeneration != checkedFeedGeneration else { return nil }
+        if let last = lastFasterRouteCheck, time.timeIntervalSince(last) < configuration.fasterRouteCheckIntervalSeconds {
+            return nil
+        }
+        lastFasterRouteCheck = time
+        checkedFeedGeneration = traffic.feedGeneration
+        guard snapped.isOnRoute else { return nil }
+        let current = remaining(p).seconds
+        let result = route(to: destinations, at: time)
+        guard let newLegs = result.legs, let first = newLegs.first else { return nil }
+        var model = LegTimeModel(route: ActiveLeg(leg: first, graph: graph), graph: graph, mode: travelMode,
+                                 junctions: configuration.junctions)
+        model.applyTraffic(traffic, graph: graph, mode: travelMode, at: time)
+        let saving = current - model.totalSeconds
+        guard saving >= configuration.fasterRouteMinimumSavingSeconds,
+              saving >= configuration.fasterRouteMinimumSavingFraction * current,
+              first.edges != Array(p.route.leg.edges.suffix(first.edges.count))
+        else { return nil }
+        install(legs: newLegs, destinations: destinations, at: time)
+        return .routeChanged(routeChangedEvent(.fasterRoute, at: time))
+    }
+
+    private func appendTraveled(_ c: Coordinate) {
+        if let last = traveledPath.last, Geodesy.distanceMeters(last, c) < configuration.traveledPathMinimumStepMeters { return }
+        traveledPath.append(c)
+    }
+}

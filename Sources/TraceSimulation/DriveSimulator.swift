@@ -1,0 +1,296 @@
+import Foundation
+import Geo
+import MapMatching
+import RoadGraph
+import Routing
+
+/// SplitMix64 (Steele, Lea & Flood 2014): a tiny seeded generator, so simulated drives are reproducible.
+public struct SplitMix64: RandomNumberGenerator, Sendable {
+    private var state: UInt64
+    public init(seed: UInt64) { state = seed }
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// A standard normal deviate (Box–Muller).
+    public mutating func normal() -> Double {
+        let u1 = max(Double.leastNonzeroMagnitude, Double.random(in: 0..<1, using: &self))
+        let u2 = Double.random(in: 0..<1, using: &self)
+        return (-2 * log(u1)).squareRoot() * cos(2 * .pi * u2)
+    }
+}
+
+/// A period without fixes (tunnel, garage, receiver off).
+public struct SimulatedGap: Sendable, Hashable {
+    /// Seconds after the start of the drive.
+    public var startSeconds: Double
+    public var durationSeconds: Double
+    public init(startSeconds: Double, durationSeconds: Double) {
+        self.startSeconds = startSeconds
+        self.durationSeconds = durationSeconds
+    }
+}
+
+/// How the simulated vehicle drives and how its GPS errs. Defaults: a 1 Hz phone-grade receiver in a city.
+public struct DriveSimulationConfiguration: Sendable, Hashable {
+    /// Seconds between fixes. Default 1.
+    public var fixIntervalSeconds: Double = 1
+    /// Standard deviation of the position error on each axis (east and north), metres. Default 8.
+    public var positionSigmaMeters: Double = 8
+    /// Share of fixes replaced by an outlier, 0...1. Default 0.02.
+    public var outlierProbability: Double = 0.02
+    /// Outliers land this far from the true position (uniform), metres, in a uniform direction. Default 50...150.
+    public var outlierDistanceMeters: ClosedRange<Double> = 50...150
+    /// Standard deviation of the reported speed, m/s; nil: fixes carry no speed. Default 0.3.
+    public var speedSigmaMetersPerSecond: Double? = 0.3
+    /// Standard deviation of the reported course, degrees; nil: fixes carry no course. Default 5. The course is
+    /// omitted below 1 m/s, as receivers do.
+    public var courseSigmaDegrees: Double? = 5
+    /// Reported horizontal accuracy, metres; nil: not reported. Default nil.
+    public var reportedAccuracyMeters: Double? = nil
+    /// The driver cruises at this fraction of the speed limit (else of the free-flow speed), drawn per edge.
+    /// Default 0.75...1.0.
+    public var cruiseFraction: ClosedRange<Double> = 0.75...1.0
+    /// Speed through a right-angle turn, km/h (sharper turns slower, straighter faster). Default 25.
+    public var turnSpeedKph: Double = 25
+    /// m/s². Default 1.5.
+    public var accelerationMetersPerSecondSquared: Double = 1.5
+    /// m/s². Default 2.5.
+    public var decelerationMetersPerSecondSquared: Double = 2.5
+    /// Chance of stopping at a node with traffic signals. Default 0.5.
+    public var stopProbabilityAtSignals: Double = 0.5
+    /// Chance of stopping at any other junction (give way, traffic). Default 0.1.
+    public var stopProbabilityAtJunctions: Double = 0.1
+    /// Length of a stop, seconds. Default 5...40.
+    public var stopDurationSeconds: ClosedRange<Double> = 5...40
+    /// Fixes are dropped inside tunnels. Default true.
+    public var dropFixesInTunnels: Bool = true
+    /// Extra periods without fixes.
+    public var gaps: [SimulatedGap] = []
+    /// Timestamp of the first fix, seconds since 1970. Default 1 700 000 000.
+    public var startTimestamp: Double = 1_700_000_000
+    /// Simulation step, seconds. Default 0.1.
+    public var integrationStepSeconds: Double = 0.1
+    public var seed: UInt64 = 1
+
+    public init() {}
+}
+
+/// The true state of the vehicle when a fix was (or would have been) taken.
+public struct TruthSample: Sendable, Hashable {
+    public var timestamp: Double
+    public var coordinate: Coordinate
+    public var edge: EdgeID
+    public var offsetMeters: Double
+    public var osmWayID: Int64
+    /// m/s.
+    public var speedMetersPerSecond: Double
+    /// Degrees from north, along the road.
+    public var courseDegrees: Double
+    /// Distance driven since the start, metres.
+    public var distanceMeters: Double
+    public var isStopped: Bool
+}
+
+/// A simulated drive: the fixes a receiver reported, and the truth at each of them.
+public struct SimulatedDrive: Sendable {
+    /// Reported fixes, in time order (dropped fixes absent).
+    public var fixes: [LocationFix]
+    /// Truth at each reported fix (same indices as `fixes`).
+    public var truth: [TruthSample]
+    /// Whether each reported fix is an outlier.
+    public var isOutlier: [Bool]
+    /// Truth at the instants whose fix was dropped (gaps, tunnels).
+    public var droppedTruth: [TruthSample]
+    /// The driven edges in order.
+    public var edges: [EdgeID]
+}
+
+/// Drives a route through the graph with speeds that follow road class and speed limit, slows for turns, stops at
+/// some junctions, and samples a noisy GPS receiver. Deterministic for a given seed.
+public struct DriveSimulator {
+    public let index: RoadGeometryIndex
+    public let mode: TravelMode
+    public let configuration: DriveSimulationConfiguration
+
+    public init(index: RoadGeometryIndex, mode: TravelMode = .driving,
+                configuration: DriveSimulationConfiguration = DriveSimulationConfiguration()) {
+        self.index = index
+        self.mode = mode
+        self.configuration = configuration
+    }
+
+    /// Drives a routed trip (all legs, from the first leg's start to the last leg's end).
+    public func drive(_ route: Route) -> SimulatedDrive {
+        var edges: [EdgeID] = []
+        for leg in route.legs {
+            for e in leg.edges where edges.last != e { edges.append(e) }
+        }
+        guard let first = route.legs.first, let last = route.legs.last else {
+            return SimulatedDrive(fixes: [], truth: [], isOutlier: [], droppedTruth: [], edges: [])
+        }
+        let s0 = first.start.offsetMeters * index.length(of: first.start.edge) / max(index.graph.lengthMeters(of: first.start.edge), 1e-9)
+        let s1 = last.end.offsetMeters * index.length(of: last.end.edge) / max(index.graph.lengthMeters(of: last.end.edge), 1e-9)
+        return drive(edges: edges, startOffset: s0, endOffset: s1)
+    }
+
+    /// Drives `edges` (consecutive: each starts where the previous ends) from `startOffset` metres along the first
+    /// to `endOffset` metres along the last (nil: its end).
+    public func drive(edges: [EdgeID], startOffset: Double = 0, endOffset: Double? = nil) -> SimulatedDrive {
+        let graph = index.graph
+        var rng = SplitMix64(seed: configuration.seed)
+        guard !edges.isEmpty else { return SimulatedDrive(fixes: [], truth: [], isOutlier: [], droppedTruth: [], edges: []) }
+        // Along-route position of each edge start.
+        var starts: [Double] = []
+        var total = 0.0
+        for e in edges {
+            starts.append(total)
+            total += index.length(of: e)
+        }
+        let begin = min(startOffset, index.length(of: edges[0]))
+        let finish = max(begin, starts[edges.count - 1] + min(endOffset ?? index.length(of: edges.last!), index.length(of: edges.last!)))
+
+        // Per-edge cruise speed, m/s.
+        var cruise: [Double] = []
+        for e in edges {
+            let base = graph.speedLimitKph(of: e) ?? graph.freeFlowSpeedKph(of: e, mode: mode)
+            let fraction = Double.random(in: configuration.cruiseFraction, using: &rng)
+            cruise.append(max(2, base * fraction / 3.6))
+        }
+        // Speed constraints at edge ends: turn speed, and stops.
+        struct Constraint { var at: Double; var speed: Double; var stopSeconds: Double }
+        var constraints: [Constraint] = []
+        for i in 0..<(edges.count - 1) {
+            let e = edges[i], next = edges[i + 1]
+            let at = starts[i + 1]
+            let turn = Geodesy.bearingDifferenceDegrees(index.bearing(on: e, at: index.length(of: e)), index.bearing(on: next, at: 0))
+            var speed = Double.infinity
+            if turn > 20 {
+                // 90° → turnSpeed; 180° → half of it; 20° → no limit to speak of.
+                speed = configuration.turnSpeedKph / 3.6 * max(0.5, min(3, 90 / turn))
+            }
+            let node = graph.target(of: e)
+            let junction = graph.outgoingEdges(of: node).count > 2
+            var stop = 0.0
+            let p = graph.flags(of: e).contains(.trafficSignalsAtTarget) ? configuration.stopProbabilityAtSignals
+                : (junction ? configuration.stopProbabilityAtJunctions : 0)
+            if p > 0 && Double.random(in: 0..<1, using: &rng) < p {
+                stop = Double.random(in: configuration.stopDurationSeconds, using: &rng)
+                speed = 0
+            }
+            if speed.isFinite && at > begin && at < finish { constraints.append(Constraint(at: at, speed: speed, stopSeconds: stop)) }
+        }
+        constraints.append(Constraint(at: finish, speed: 0, stopSeconds: 0))
+
+        var fixes: [LocationFix] = []
+        var truth: [TruthSample] = []
+        var outliers: [Bool] = []
+        var dropped: [TruthSample] = []
+        var s = begin, v = 0.0, t = 0.0
+        var edgeIndex = 0
+        var nextConstraint = 0
+        var dwell = 0.0
+        var nextFixTime = 0.0
+        let h = configuration.integrationStepSeconds
+        var steps = 0
+        while steps < 10_000_000 {
+            steps += 1
+            while edgeIndex + 1 < edges.count && s >= starts[edgeIndex + 1] { edgeIndex += 1 }
+            if t + 1e-9 >= nextFixTime {
+                let e = edges[edgeIndex]
+                let offset = min(index.length(of: e), max(0, s - starts[edgeIndex]))
+                let point = index.point(on: e, at: offset)
+                let course = index.bearing(on: e, at: offset)
+                let sample = TruthSample(
+                    timestamp: configuration.startTimestamp + t, coordinate: point, edge: e, offsetMeters: offset,
+                    osmWayID: graph.osmWayID(of: e), speedMetersPerSecond: v, courseDegrees: course,
+                    distanceMeters: s - begin, isStopped: v < 0.1)
+                let inGap = configuration.gaps.contains { t >= $0.startSeconds && t < $0.startSeconds + $0.durationSeconds }
+                let inTunnel = configuration.dropFixesInTunnels && graph.flags(of: e).contains(.tunnel)
+                // Draw the noise even for dropped fixes so that gaps do not shift the rest of the trace.
+                let sigma = configuration.positionSigmaMeters
+                var east = sigma * rng.normal(), north = sigma * rng.normal()
+                let isOutlier = Double.random(in: 0..<1, using: &rng) < configuration.outlierProbability
+                let outlierDistance = Double.random(in: configuration.outlierDistanceMeters, using: &rng)
+                let outlierDirection = Double.random(in: 0..<(2 * .pi), using: &rng)
+                let speedNoise = rng.normal(), courseNoise = rng.normal()
+                if isOutlier {
+                    east += outlierDistance * sin(outlierDirection)
+                    north += outlierDistance * cos(outlierDirection)
+                }
+                if inGap || inTunnel {
+                    dropped.append(sample)
+                } else {
+                    let projection = LocalProjection(origin: point)
+                    var fix = LocationFix(coordinate: projection.unproject(x: east, y: north),
+                                          timestamp: sample.timestamp)
+                    if let ss = configuration.speedSigmaMetersPerSecond { fix.speedMetersPerSecond = max(0, v + ss * speedNoise) }
+                    if let cs = configuration.courseSigmaDegrees, v >= 1 {
+                        fix.courseDegrees = Geodesy.normalizedDegrees(course + cs * courseNoise)
+                    }
+                    fix.horizontalAccuracyMeters = configuration.reportedAccuracyMeters
+                    fixes.append(fix)
+                    truth.append(sample)
+                    outliers.append(isOutlier)
+                }
+                nextFixTime += configuration.fixIntervalSeconds
+            }
+            if s >= finish - 1e-6 && v <= 1e-6 { break }
+            // Speed control.
+            if dwell > 0 {
+                dwell -= h
+                t += h
+                if dwell <= 0 { nextConstraint += 1 }
+                continue
+            }
+            while nextConstraint < constraints.count && constraints[nextConstraint].at < s - 0.5 { nextConstraint += 1 }
+            var allowed = cruise[edgeIndex]
+            var k = nextConstraint
+            while k < constraints.count && constraints[k].at - s < 400 {
+                let c = constraints[k]
+                let d = max(0, c.at - s)
+                allowed = min(allowed, (c.speed * c.speed + 2 * configuration.decelerationMetersPerSecondSquared * max(0, d - 1)).squareRoot())
+                k += 1
+            }
+            if v < allowed {
+                v = min(allowed, v + configuration.accelerationMetersPerSecondSquared * h)
+            } else {
+                v = max(allowed, v - 2 * configuration.decelerationMetersPerSecondSquared * h)
+            }
+            if nextConstraint < constraints.count {
+                let c = constraints[nextConstraint]
+                if c.speed == 0 && c.at - s < max(1, v * h) {
+                    s = c.at
+                    v = 0
+                    t += h
+                    if c.stopSeconds > 0 { dwell = c.stopSeconds } else { nextConstraint += 1 }
+                    if c.at >= finish - 1e-6 { continue }
+                    continue
+                }
+            }
+            if v < 0.3 && allowed < 0.3 { v = 0.3 }  // creep up to a stop line
+            s = min(finish, s + v * h)
+            t += h
+        }
+        return SimulatedDrive(fixes: fixes, truth: truth, isOutlier: outliers, droppedTruth: dropped, edges: edges)
+    }
+}
+
+extension SimulatedDrive {
+    /// Fixes as JSON lines (the `edgenav match` input) and truth as JSON lines, side by side.
+    public func jsonLines() -> (fixes: String, truth: String) {
+        var f = "", g = ""
+        for fix in fixes { f += MatchingJSON.encode(fix) + "\n" }
+        for (i, s) in truth.enumerated() {
+            g += "{\"timestamp\":\(s.timestamp),\"lat\":\(s.coordinate.latitude),\"lon\":\(s.coordinate.longitude)"
+            g += ",\"osmWayId\":\(s.osmWayID),\"edge\":\(s.edge),\"offsetMeters\":\(s.offsetMeters)"
+            g += ",\"speed\":\(s.speedMetersPerSecond),\"course\":\(s.courseDegrees),\"stopped\":\(s.isStopped)"
+            g += ",\"outlier\":\(isOutlier[i])}\n"
+        }
+        return (f, g)
+    }
+}

@@ -1,0 +1,158 @@
+import Foundation
+import Geo
+import Navigation
+import RoadGraph
+import Routing
+import TestKit
+
+/// A road graph from an ASCII drawing: each way is a string of node letters, two-way unless `oneway`.
+/// Way ids are 1, 2, 3 … in declaration order; `signals` puts traffic lights at letters.
+struct DrawnRoads {
+    let map: ASCIIMap
+    let graph: RoadGraph
+    /// "AB" → the directed edge from A to B.
+    let edges: [String: EdgeID]
+    let wayIDs: [String: Int64]
+
+    struct Way {
+        var nodes: String
+        var oneway = false
+        var speedKph = 50.0
+        var limitKph: Double? = 50
+        var name = ""
+        init(_ nodes: String, oneway: Bool = false, speedKph: Double = 50, limitKph: Double? = 50, name: String = "") {
+            self.nodes = nodes
+            self.oneway = oneway
+            self.speedKph = speedKph
+            self.limitKph = limitKph
+            self.name = name
+        }
+    }
+
+    init(_ drawing: String, gridMeters: Double = 10, origin: Coordinate = ASCIIMap.defaultOrigin, ways: [Way],
+         signals: Set<Character> = []) throws {
+        map = ASCIIMap(drawing, gridMeters: gridMeters, origin: origin)
+        var builder = RoadGraphBuilder()
+        var nodes: [Character: NodeID] = [:]
+        for name in map.nodeNames { nodes[name] = builder.addNode(map[name]) }
+        var builderEdges: [String: EdgeID] = [:]
+        var wayIDs: [String: Int64] = [:]
+        for (i, way) in ways.enumerated() {
+            let id = Int64(i + 1)
+            wayIDs[way.nodes] = id
+            let letters = Array(way.nodes)
+            for (a, b) in zip(letters, letters.dropFirst()) {
+                func attributes(towards target: Character) -> EdgeAttributes {
+                    EdgeAttributes(access: .all, flags: signals.contains(target) ? [.trafficSignalsAtTarget] : [],
+                                   freeFlowSpeedKph: way.speedKph, speedLimitKph: way.limitKph, osmWayID: id,
+                                   name: way.name.isEmpty ? "way \(way.nodes)" : way.name)
+                }
+                builderEdges["\(a)\(b)"] = builder.addEdge(from: nodes[a]!, to: nodes[b]!, attributes: attributes(towards: b))
+                if !way.oneway {
+                    builderEdges["\(b)\(a)"] = builder.addEdge(from: nodes[b]!, to: nodes[a]!, attributes: attributes(towards: a))
+                }
+            }
+        }
+        let (graph, ids) = try builder.buildWithEdgeMap()
+        self.graph = graph
+        edges = builderEdges.mapValues { ids[Int($0)] }
+        self.wayIDs = wayIDs
+    }
+
+    subscript(_ name: Character) -> Coordinate { map[name] }
+
+    func navigator(configuration: NavigatorConfiguration = NavigatorConfiguration(),
+                   placeResolver: (any PlaceResolving)? = nil) -> NavigatorCore {
+        NavigatorCore(graph: graph, snapper: NearestRoadSnapper(graph: graph), placeResolver: placeResolver,
+                      configuration: configuration)
+    }
+
+    /// The polyline through the named nodes.
+    func path(_ letters: String) -> [Coordinate] { letters.map { map[$0] } }
+}
+
+let t0 = Date(timeIntervalSince1970: 1_780_000_000)  // 2026-05-28 20:26:40 UTC
+
+/// Fixes every `interval` seconds along `path` at `speed` m/s, starting `startOffset` metres in, with exact
+/// positions, course and speed, and `stopSeconds` of standing fixes at the end.
+func drive(_ path: [Coordinate], speed: Double, interval: Double = 1, from start: Date, startOffset: Double = 0,
+           stopSeconds: Double = 0, accuracy: Double = 5) -> [RawFix] {
+    let length = PolylineGeometry.lengthMeters(path)
+    var fixes: [RawFix] = []
+    var t = 0.0
+    var along = startOffset
+    while along <= length + 1e-9 {
+        let p = PolylineGeometry.point(along: path, offsetMeters: along)!
+        let ahead = PolylineGeometry.point(along: path, offsetMeters: min(length, along + 1))!
+        let behind = PolylineGeometry.point(along: path, offsetMeters: max(0, along - 1))!
+        fixes.append(RawFix(coordinate: p, timestamp: start.addingTimeInterval(t), horizontalAccuracyMeters: accuracy,
+                            courseDegrees: Geodesy.initialBearingDegrees(from: behind, to: ahead), speedMetersPerSecond: speed))
+        t += interval
+        along += speed * interval
+    }
+    let end = path.last!
+    var s = 0.0
+    while s < stopSeconds {
+        s += interval
+        fixes.append(RawFix(coordinate: end, timestamp: start.addingTimeInterval(t + s - interval), horizontalAccuracyMeters: accuracy,
+                            speedMetersPerSecond: 0))
+    }
+    return fixes
+}
+
+/// Events rendered as short lines so tests read like transcripts. Locations are left out unless asked for.
+func transcript(_ events: [NavigationEvent], locations: Bool = false) -> [String] {
+    events.compactMap { event in
+        switch event {
+        case .location(let e): return locations ? "location(\(e.isOnRoute ? "on" : "off") \(e.osmWayID.map(String.init) ?? "-"))" : nil
+        case .routeChanged(let e):
+            return "route(\(e.reason.rawValue) \(e.routeStatus.rawValue) leg=\(e.currentLegIndex.map(String.init) ?? "-") legs=\(e.legs.count))"
+        case .arrival(let e): return "arrival(\(e.waypoint.index) '\(e.waypoint.title)' left=\(e.remainingWaypoints))"
+        case .remainingTime(let e): return "time(\(Int(e.remainingSeconds.rounded())))"
+        case .remainingDistance(let e): return "distance(\(Int(e.remainingMeters.rounded())))"
+        case .delayCategory(let e): return "delay(\(e.category.name))"
+        case .speeding(let e):
+            return "speeding(\(e.percentageAboveLimit < 0 ? "-1" : String(Int(e.percentageAboveLimit.rounded())))% \(e.severity.rawValue))"
+        case .lighting(let e): return "lighting(\(e.mode.name))"
+        }
+    }
+}
+
+extension Array where Element == NavigationEvent {
+    var arrivals: [ArrivalEvent] { compactMap { if case .arrival(let e) = $0 { e } else { nil } } }
+    var routeChanges: [RouteChangedEvent] { compactMap { if case .routeChanged(let e) = $0 { e } else { nil } } }
+    var remainingDistances: [RemainingDistanceEvent] { compactMap { if case .remainingDistance(let e) = $0 { e } else { nil } } }
+    var remainingTimes: [RemainingTimeEvent] { compactMap { if case .remainingTime(let e) = $0 { e } else { nil } } }
+    var speedings: [SpeedingEvent] { compactMap { if case .speeding(let e) = $0 { e } else { nil } } }
+    var delays: [DelayCategoryEvent] { compactMap { if case .delayCategory(let e) = $0 { e } else { nil } } }
+    var lightings: [LightingEvent] { compactMap { if case .lighting(let e) = $0 { e } else { nil } } }
+}
+
+extension NavigatorCore {
+    func process(_ fixes: [RawFix]) -> [NavigationEvent] { fixes.flatMap { process($0) } }
+}
+
+/// SplitMix64: a seeded generator so noisy tests are reproducible.
+struct SeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// Standard normal (Box–Muller).
+    mutating func gaussian() -> Double {
+        let u1 = max(Double.random(in: 0..<1, using: &self), 1e-12)
+        let u2 = Double.random(in: 0..<1, using: &self)
+        return sqrt(-2 * log(u1)) * cos(2 * .pi * u2)
+    }
+}
+
+/// Moves a coordinate by (east, north) metres.
+func offset(_ c: Coordinate, east: Double, north: Double) -> Coordinate {
+    LocalProjection(origin: c).unproject(x: east, y: north)
+}
