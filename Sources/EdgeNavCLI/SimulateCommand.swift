@@ -30,6 +30,8 @@ enum SimulateCommand {
             OptionSpec("fix-interval", value: "SECONDS", default: "1", help: "seconds between fixes"),
             OptionSpec("linger-seconds", value: "SECONDS", default: "5", help: "keep reporting the end this long"),
             OptionSpec("stdout", environment: "", help: "print the fixes as JSON lines instead of publishing them"),
+            OptionSpec("start", value: "TIME", environment: "",
+                       help: "with --stdout: the first fix's time, ISO 8601 or seconds since 1970 [default: now]"),
         ],
         positionals: [PositionalSpec("LAT,LON", help: "start, then one or more stops", repeats: true)])
 
@@ -53,7 +55,14 @@ enum SimulateCommand {
             let toStdout = arguments.flag("stdout")
 
             let graph = try MapFile.load(mapPath)
-            let start = Date()
+            var start = Date()
+            if let text = arguments.string("start") {
+                guard toStdout else { throw ArgumentError.invalidValue(option: "start", value: text, reason: "only with --stdout") }
+                guard let date = ISO8601Timestamp.date(from: text) ?? Double(text).map(Date.init(timeIntervalSince1970:)) else {
+                    throw ArgumentError.invalidValue(option: "start", value: text, reason: "expected ISO 8601 or seconds since 1970")
+                }
+                start = date
+            }
             let navigator = NavigatorCore(graph: graph)
             _ = navigator.process(RawFix(coordinate: points[0], timestamp: start))
             let status = navigator.setDestinations(points.dropFirst().map { NavigationWaypoint(coordinate: $0) }, at: start).status
