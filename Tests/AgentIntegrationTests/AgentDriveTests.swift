@@ -353,3 +353,49 @@ struct AgentDriveTests {
         #expect(!watcher.messages.contains { $0.topic == "fleet/alice/agent/error" })
     }
 }
+
+@Suite(.serialized, .enabled(if: HelsinkiFixture.available, "needs .cache/maps/Helsinki.osm.pbf (scripts/fetch-maps)"))
+struct FleetModeTests {
+    @Test func oneAgentServesEveryVehicleAndEvictsIdleOnes() async throws {
+        let broker = try TestBroker.plain()
+        defer { broker.stop() }
+        let stateDir = try TestTools.makeTemporaryDirectory(prefix: "edgenav-fleet")
+        let (process, log) = try AgentProcessTests.startAgent([
+            "--broker", broker.url, "--vehicle-id", "+", "--state-dir", stateDir, "--map", try HelsinkiFixture.graph.get(),
+            "--max-fix-age", "3600", "--idle-eviction", "2", "--metrics-interval", "1", "--log-level", "debug",
+        ])
+        defer {
+            kill(process.processIdentifier, SIGTERM)
+            process.waitUntilExit()
+        }
+        let watcher = try await TestSubscriber(broker: broker, filters: ["fleet/#"], persistent: false)
+        defer { watcher.stop() }
+        #expect(await watcher.waitUntil(timeoutSeconds: 10) { messages in
+            messages.contains { $0.topic == "fleet/agents/edgenav-fleet/agent/status" && $0.payload.contains(#""online""#) }
+        })
+        let trace = try HelsinkiFixture.trace()
+        for vehicle in ["cab-1", "cab-2"] {
+            try broker.publishWithTool(topic: "fleet/\(vehicle)/nav/destinations",
+                                       payload: HelsinkiFixture.destinations(id: "job-\(vehicle)"), retain: true)
+            try publishLines(trace, topic: "fleet/\(vehicle)/location/raw", broker: broker)
+        }
+        let bothArrived = await watcher.waitUntil(timeoutSeconds: 30) { messages in
+            ["cab-1", "cab-2"].allSatisfy { messages.withPayload(on: "fleet/\($0)/nav/arrival").count >= 2 }
+        }
+        let logText = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        #expect(bothArrived, "agent log:\n\(logText.suffix(3000))")
+        for vehicle in ["cab-1", "cab-2"] {
+            let seqs = watcher.messages.seqs(under: "fleet/\(vehicle)/")
+            #expect(seqs == seqs.sorted(), "\(vehicle): seq out of order")
+            #expect(watcher.messages.withPayload(on: "fleet/\(vehicle)/nav/arrival").allSatisfy { body($0)["vehicleId"] as? String == vehicle })
+        }
+        // Idle for longer than --idle-eviction: both are evicted, as the fleet metrics say.
+        let evicted = await watcher.waitUntil(timeoutSeconds: 15) { messages in
+            messages.withPayload(on: "fleet/agents/edgenav-fleet/agent/metrics").last.map {
+                body($0)["vehicles"] as? Int == 0 && body($0)["vehiclesEvicted"] as? Int == 2
+            } ?? false
+        }
+        #expect(evicted)
+        #expect(FileManager.default.fileExists(atPath: stateDir + "/trips/cab-1.json"))
+    }
+}
