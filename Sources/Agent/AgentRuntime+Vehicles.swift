@@ -118,7 +118,8 @@ extension AgentRuntime {
         var journal: TripJournal?
         var corruption: AgentInputError?
         do {
-            let j = try TripJournal(directory: configuration.stateDirectory, vehicleID: vehicleID)
+            let j = try TripJournal(directory: configuration.stateDirectory, vehicleID: vehicleID,
+                                    durable: !configuration.isFleet)
             journal = j
             switch j.load() {
             case .empty: break

@@ -113,6 +113,10 @@ public final class AgentRuntime: @unchecked Sendable {
         ])
         try client.start()
         startTimers()
+        if !configuration.isFleet, map != nil {
+            // One vehicle: open its journal now, so a trip resumes (and a corrupt journal is reported) at start.
+            queue.async { [self] in _ = session(for: configuration.vehicleID, now: Date()) }
+        }
     }
 
     /// Publishes the retained offline status, waits for its acknowledgement (at most
