@@ -179,7 +179,6 @@ struct EdgeSearch {
         // The heap lives in a local while searching: a class-stored heap pays exclusivity checks on every push/pop.
         var heap = MinHeap()
         swap(&heap, &forward.heap)
-        defer { swap(&heap, &forward.heap) }
         let firstOut = topology.firstOut, targetNode = topology.target, sourceNode = topology.source
         let cost = forward.cost, parent = forward.parent, pot = forward.potential
         // Stamps read once: reading a class's `var` in the loop costs a dynamic exclusivity check each time.
@@ -189,7 +188,8 @@ struct EdgeSearch {
         var bestWeight = best?.weight ?? .infinity
         var bestEnd: (edge: EdgeID, target: Int)?
 
-        @inline(__always) func relax(_ f: EdgeID, _ g: Double, _ from: UInt32) {
+        // `heap` goes in as inout rather than being captured: a captured var gets dynamic exclusivity checks.
+        @inline(__always) func relax(_ heap: inout MinHeap, _ f: EdgeID, _ g: Double, _ from: UInt32) {
             let i = Int(f)
             if stamp[i] == now {
                 if g >= cost[i] { return }
@@ -222,7 +222,7 @@ struct EdgeSearch {
             let exit = weight(s.edge) * (1 - s.fraction)
             let v = Int(targetNode[Int(s.edge)])
             for f in firstOut[v]..<firstOut[v + 1] where isUsable(f) && isTurnAllowed(from: s.edge, to: f) {
-                relax(f, exit, edgeCount + UInt32(si))
+                relax(&heap, f, exit, edgeCount + UInt32(si))
             }
         }
         while !heap.isEmpty {
@@ -242,13 +242,14 @@ struct EdgeSearch {
             let next = g + w
             let v = Int(targetNode[i])
             for f in firstOut[v]..<firstOut[v + 1] where isUsable(f) && isTurnAllowed(from: e, to: f) {
-                relax(f, next, e)
+                relax(&heap, f, next, e)
             }
         }
         if let bestEnd {
             let (edges, si) = forwardChain(to: bestEnd.edge, sources: sources)
             best = EdgePath(weight: bestWeight, edges: edges, sourceIndex: si, targetIndex: bestEnd.target)
         }
+        swap(&heap, &forward.heap)
         return best
     }
 
@@ -260,10 +261,6 @@ struct EdgeSearch {
         var forwardHeap = MinHeap(), backwardHeap = MinHeap()
         swap(&forwardHeap, &forward.heap)
         swap(&backwardHeap, &backward.heap)
-        defer {
-            swap(&forwardHeap, &forward.heap)
-            swap(&backwardHeap, &backward.heap)
-        }
         let firstOut = topology.firstOut, firstIn = topology.firstIn, inEdges = topology.inEdges
         let targetNode = topology.target, sourceNode = topology.source
         let forwardCost = forward.cost, backwardCost = backward.cost
@@ -339,6 +336,8 @@ struct EdgeSearch {
             }
         }
 
+        swap(&forwardHeap, &forward.heap)
+        swap(&backwardHeap, &backward.heap)
         guard let meeting else { return direct }
         var (edges, si) = forwardChain(to: meeting, sources: sources)
         var e = meeting
