@@ -213,7 +213,30 @@ extension RoadGraph {
             }
         }
         guard !candidates.isEmpty else { return [] }
-        candidates.sort { $0.d2 != $1.d2 ? $0.d2 < $1.d2 : $0.edge < $1.edge }
+        @inline(__always) func precedes(_ a: Candidate, _ b: Candidate) -> Bool {
+            a.d2 != b.d2 ? a.d2 < b.d2 : a.edge < b.edge
+        }
+        if limit <= 32 && candidates.count > limit {
+            // Routing asks for a dozen of often hundreds of candidates (an edge is listed in every cell it crosses):
+            // keep the best `limit` distinct edges, each at its closest, in a small sorted array instead of sorting
+            // them all. Same result as the full sort below: the first `limit` distinct edges in (d2, edge) order.
+            var best: [Candidate] = []
+            best.reserveCapacity(limit + 1)
+            for cand in candidates {
+                if best.count == limit, let worst = best.last, !precedes(cand, worst) { continue }
+                if let same = best.firstIndex(where: { $0.edge == cand.edge }) {
+                    if !precedes(cand, best[same]) { continue }
+                    best.remove(at: same)
+                }
+                var i = best.count
+                while i > 0 && precedes(cand, best[i - 1]) { i -= 1 }
+                best.insert(cand, at: i)
+                if best.count > limit { best.removeLast() }
+            }
+            candidates = best
+        } else {
+            candidates.sort(by: precedes)
+        }
         var result = [EdgeSnap]()
         result.reserveCapacity(min(limit, candidates.count))
         for cand in candidates {

@@ -28,16 +28,16 @@ struct EdgePath {
 final class SearchLabels {
     let count: Int
     /// Raw buffers rather than arrays: the search touches them on every relaxation, and arrays stored in a class
-    /// pay a bounds check and a dynamic exclusivity check on each access. Indices are edge ids (< count), checked
-    /// by the graph's accessors before they get here.
-    private let stamp: UnsafeMutablePointer<UInt32>
+    /// pay a bounds check and a dynamic exclusivity check on each access. Indices are edge ids (< count) taken
+    /// from the graph's own adjacency (`SearchTopology`) or checked by its accessors.
+    let stamp: UnsafeMutablePointer<UInt32>
     let cost: UnsafeMutablePointer<Double>
     /// Forward: the predecessor edge; backward: the successor edge. `≥ edgeCount` marks a source (forward) or
     /// target (backward) endpoint with index `parent - edgeCount`.
     let parent: UnsafeMutablePointer<UInt32>
     /// ALT potential of the edge's source node for this query (forward A* only).
     let potential: UnsafeMutablePointer<Double>
-    private var current: UInt32 = 0
+    private(set) var current: UInt32 = 0
     var heap = MinHeap()
 
     /// `withPotentials` is false for the backward direction, which never uses `potential` (its buffer then has
@@ -70,23 +70,14 @@ final class SearchLabels {
         }
         current += 1
     }
-
-    @inline(__always) func isLabelled(_ edge: EdgeID) -> Bool { stamp[Int(edge)] == current }
-
-    @inline(__always) func label(_ edge: EdgeID, cost value: Double, parent from: UInt32) {
-        let i = Int(edge)
-        stamp[i] = current
-        cost[i] = value
-        parent[i] = from
-    }
 }
 
 /// Per-node cache of the ALT potential for the current query: all outgoing edges of a node share it.
 final class NodePotentialCache {
     private let count: Int
-    private let stamp: UnsafeMutablePointer<UInt32>
-    private let value: UnsafeMutablePointer<Double>
-    private var current: UInt32 = 0
+    let stamp: UnsafeMutablePointer<UInt32>
+    let value: UnsafeMutablePointer<Double>
+    private(set) var current: UInt32 = 0
 
     init(nodeCount: Int) {
         count = max(nodeCount, 1)
@@ -108,33 +99,50 @@ final class NodePotentialCache {
         }
         current += 1
     }
-
-    @inline(__always) func potential(of node: NodeID, _ compute: (NodeID) -> Double) -> Double {
-        let i = Int(node)
-        if stamp[i] == current { return value[i] }
-        let v = compute(node)
-        stamp[i] = current
-        value[i] = v
-        return v
-    }
 }
 
 /// The three exact shortest-path methods on directed edges.
+///
+/// The inner loops read the router's flat `SearchTopology` and the query's `EdgeCostTable` (free-flow weights and
+/// usability precomputed per mode, strategy and avoid options) and fall back to `RoadGraph.isTurnAllowed` only for
+/// turns out of edges that start a turn restriction or end at a node that blocks the mode.
 struct EdgeSearch {
     let model: EdgeCostModel
+    let topology: SearchTopology
+    let costs: EdgeCostTable
     let forward: SearchLabels
     let backward: SearchLabels
     let potentials: NodePotentialCache
 
     private var graph: RoadGraph { model.graph }
-    private var edgeCount: UInt32 { UInt32(model.graph.edgeCount) }
+    private var edgeCount: UInt32 { UInt32(topology.edgeCount) }
+
+    /// The optimised cost of the whole edge: the table's free-flow weight, or the model's when traffic applies.
+    @inline(__always) private func weight(_ e: EdgeID) -> Double {
+        model.traffic == nil ? costs.weight[Int(e)] : model.weight(e)
+    }
+
+    @inline(__always) private func isUsable(_ e: EdgeID) -> Bool {
+        costs.info[Int(e)] & EdgeCostTable.usable != 0
+    }
+
+    /// `RoadGraph.isTurnAllowed(from:to:mode:)` for `to` among the outgoing edges of `target(from)`, answered
+    /// without the call when neither a restriction nor a barrier is involved: then rules 2–4 pass and rule 5 (the
+    /// U-turn) is the table's precomputed answer.
+    @inline(__always) private func isTurnAllowed(from: EdgeID, to: EdgeID) -> Bool {
+        let bits = costs.info[Int(from)]
+        if bits & EdgeCostTable.checkTurns == 0 {
+            return topology.reverse[Int(from)] != to || bits & EdgeCostTable.uTurnAllowed != 0
+        }
+        return graph.isTurnAllowed(from: from, to: to, mode: model.mode)
+    }
 
     /// Best path that stays on one edge: source and target on the same edge, target not behind the source.
     private func directPath(_ sources: [PathEndpoint], _ targets: [PathEndpoint]) -> EdgePath? {
         var best: EdgePath?
         for (si, s) in sources.enumerated() {
             for (ti, t) in targets.enumerated() where s.edge == t.edge && t.fraction >= s.fraction {
-                let weight = model.weight(s.edge) * (t.fraction - s.fraction)
+                let weight = weight(s.edge) * (t.fraction - s.fraction)
                 if weight < best?.weight ?? .infinity {
                     best = EdgePath(weight: weight, edges: [s.edge], sourceIndex: si, targetIndex: ti)
                 }
@@ -168,42 +176,62 @@ struct EdgeSearch {
     ) -> EdgePath? {
         forward.reset()
         potentials.reset()
+        // The heap lives in a local while searching: a class-stored heap pays exclusivity checks on every push/pop.
+        var heap = MinHeap()
+        swap(&heap, &forward.heap)
+        let firstOut = topology.firstOut, targetNode = topology.target, sourceNode = topology.source
+        let cost = forward.cost, parent = forward.parent, pot = forward.potential
+        // Stamps read once: reading a class's `var` in the loop costs a dynamic exclusivity check each time.
+        let stamp = forward.stamp, now = forward.current
+        let nodeStamp = potentials.stamp, nodeValue = potentials.value, nodeNow = potentials.current
         var best = directPath(sources, targets)
         var bestWeight = best?.weight ?? .infinity
         var bestEnd: (edge: EdgeID, target: Int)?
 
-        @inline(__always) func relax(_ f: EdgeID, _ g: Double, _ from: UInt32) {
+        // `heap` goes in as inout rather than being captured: a captured var gets dynamic exclusivity checks.
+        @inline(__always) func relax(_ heap: inout MinHeap, _ f: EdgeID, _ g: Double, _ from: UInt32) {
             let i = Int(f)
-            if forward.isLabelled(f) {
-                if g >= forward.cost[i] { return }
-                forward.cost[i] = g
-                forward.parent[i] = from
+            if stamp[i] == now {
+                if g >= cost[i] { return }
+                cost[i] = g
+                parent[i] = from
             } else {
-                forward.label(f, cost: g, parent: from)
+                stamp[i] = now
+                cost[i] = g
+                parent[i] = from
                 if let potential {
-                    forward.potential[i] = potentials.potential(of: graph.source(of: f)) { potential.value(at: $0) }
+                    // All outgoing edges of a node share its potential: cache it per node for this query.
+                    let v = Int(sourceNode[i])
+                    if nodeStamp[v] == nodeNow {
+                        pot[i] = nodeValue[v]
+                    } else {
+                        let value = potential.value(at: NodeID(v))
+                        nodeStamp[v] = nodeNow
+                        nodeValue[v] = value
+                        pot[i] = value
+                    }
                 } else {
-                    forward.potential[i] = 0
+                    pot[i] = 0
                 }
             }
-            let pi = forward.potential[i]
-            if pi.isFinite { forward.heap.push(g + pi, f) }
+            let pi = pot[i]
+            if pi.isFinite { heap.push(g + pi, f) }
         }
 
         for (si, s) in sources.enumerated() {
-            let exit = model.weight(s.edge) * (1 - s.fraction)
-            for f in graph.outgoingEdges(of: graph.target(of: s.edge))
-            where model.isUsable(f) && graph.isTurnAllowed(from: s.edge, to: f, mode: model.mode) {
-                relax(f, exit, edgeCount + UInt32(si))
+            let exit = weight(s.edge) * (1 - s.fraction)
+            let v = Int(targetNode[Int(s.edge)])
+            for f in firstOut[v]..<firstOut[v + 1] where isUsable(f) && isTurnAllowed(from: s.edge, to: f) {
+                relax(&heap, f, exit, edgeCount + UInt32(si))
             }
         }
-        while !forward.heap.isEmpty {
-            let (key, e) = forward.heap.popMin()
+        while !heap.isEmpty {
+            let (key, e) = heap.popMin()
             if key >= bestWeight { break }
             let i = Int(e)
-            let g = forward.cost[i]
-            if key > g + forward.potential[i] { continue }  // stale entry
-            let w = model.weight(e)
+            let g = cost[i]
+            if key > g + pot[i] { continue }  // stale entry
+            let w = weight(e)
             for (ti, t) in targets.enumerated() where t.edge == e {
                 let total = g + w * t.fraction
                 if total < bestWeight {
@@ -212,15 +240,16 @@ struct EdgeSearch {
                 }
             }
             let next = g + w
-            for f in graph.outgoingEdges(of: graph.target(of: e))
-            where model.isUsable(f) && graph.isTurnAllowed(from: e, to: f, mode: model.mode) {
-                relax(f, next, e)
+            let v = Int(targetNode[i])
+            for f in firstOut[v]..<firstOut[v + 1] where isUsable(f) && isTurnAllowed(from: e, to: f) {
+                relax(&heap, f, next, e)
             }
         }
         if let bestEnd {
             let (edges, si) = forwardChain(to: bestEnd.edge, sources: sources)
             best = EdgePath(weight: bestWeight, edges: edges, sourceIndex: si, targetIndex: bestEnd.target)
         }
+        swap(&heap, &forward.heap)
         return best
     }
 
@@ -229,72 +258,86 @@ struct EdgeSearch {
     func bidirectional(from sources: [PathEndpoint], to targets: [PathEndpoint]) -> EdgePath? {
         forward.reset()
         backward.reset()
+        var forwardHeap = MinHeap(), backwardHeap = MinHeap()
+        swap(&forwardHeap, &forward.heap)
+        swap(&backwardHeap, &backward.heap)
+        let firstOut = topology.firstOut, firstIn = topology.firstIn, inEdges = topology.inEdges
+        let targetNode = topology.target, sourceNode = topology.source
+        let forwardCost = forward.cost, backwardCost = backward.cost
+        let forwardParent = forward.parent, backwardParent = backward.parent
+        let forwardStamp = forward.stamp, forwardNow = forward.current
+        let backwardStamp = backward.stamp, backwardNow = backward.current
         let direct = directPath(sources, targets)
         var bestWeight = direct?.weight ?? .infinity
         var meeting: EdgeID?
 
         @inline(__always) func relaxForward(_ f: EdgeID, _ g: Double, _ from: UInt32) {
             let i = Int(f)
-            if forward.isLabelled(f) {
-                if g >= forward.cost[i] { return }
-                forward.cost[i] = g
-                forward.parent[i] = from
+            if forwardStamp[i] == forwardNow {
+                if g >= forwardCost[i] { return }
             } else {
-                forward.label(f, cost: g, parent: from)
+                forwardStamp[i] = forwardNow
             }
-            forward.heap.push(g, f)
-            if backward.isLabelled(f), g + backward.cost[i] < bestWeight {
-                bestWeight = g + backward.cost[i]
+            forwardCost[i] = g
+            forwardParent[i] = from
+            forwardHeap.push(g, f)
+            if backwardStamp[i] == backwardNow, g + backwardCost[i] < bestWeight {
+                bestWeight = g + backwardCost[i]
                 meeting = f
             }
         }
         @inline(__always) func relaxBackward(_ e: EdgeID, _ h: Double, _ to: UInt32) {
             let i = Int(e)
-            if backward.isLabelled(e) {
-                if h >= backward.cost[i] { return }
-                backward.cost[i] = h
-                backward.parent[i] = to
+            if backwardStamp[i] == backwardNow {
+                if h >= backwardCost[i] { return }
             } else {
-                backward.label(e, cost: h, parent: to)
+                backwardStamp[i] = backwardNow
             }
-            backward.heap.push(h, e)
-            if forward.isLabelled(e), h + forward.cost[i] < bestWeight {
-                bestWeight = h + forward.cost[i]
+            backwardCost[i] = h
+            backwardParent[i] = to
+            backwardHeap.push(h, e)
+            if forwardStamp[i] == forwardNow, h + forwardCost[i] < bestWeight {
+                bestWeight = h + forwardCost[i]
                 meeting = e
             }
         }
 
         for (si, s) in sources.enumerated() {
-            let exit = model.weight(s.edge) * (1 - s.fraction)
-            for f in graph.outgoingEdges(of: graph.target(of: s.edge))
-            where model.isUsable(f) && graph.isTurnAllowed(from: s.edge, to: f, mode: model.mode) {
+            let exit = weight(s.edge) * (1 - s.fraction)
+            let v = Int(targetNode[Int(s.edge)])
+            for f in firstOut[v]..<firstOut[v + 1] where isUsable(f) && isTurnAllowed(from: s.edge, to: f) {
                 relaxForward(f, exit, edgeCount + UInt32(si))
             }
         }
         for (ti, t) in targets.enumerated() {
-            relaxBackward(t.edge, model.weight(t.edge) * t.fraction, edgeCount + UInt32(ti))
+            relaxBackward(t.edge, weight(t.edge) * t.fraction, edgeCount + UInt32(ti))
         }
 
-        while !forward.heap.isEmpty && !backward.heap.isEmpty {
-            if forward.heap.minKey + backward.heap.minKey >= bestWeight { break }
-            if forward.heap.minKey <= backward.heap.minKey {
-                let (key, e) = forward.heap.popMin()
-                if key > forward.cost[Int(e)] { continue }
-                let next = key + model.weight(e)
-                for f in graph.outgoingEdges(of: graph.target(of: e))
-                where model.isUsable(f) && graph.isTurnAllowed(from: e, to: f, mode: model.mode) {
+        while !forwardHeap.isEmpty && !backwardHeap.isEmpty {
+            if forwardHeap.minKey + backwardHeap.minKey >= bestWeight { break }
+            if forwardHeap.minKey <= backwardHeap.minKey {
+                let (key, e) = forwardHeap.popMin()
+                if key > forwardCost[Int(e)] { continue }
+                let next = key + weight(e)
+                let v = Int(targetNode[Int(e)])
+                for f in firstOut[v]..<firstOut[v + 1] where isUsable(f) && isTurnAllowed(from: e, to: f) {
                     relaxForward(f, next, e)
                 }
             } else {
-                let (key, f) = backward.heap.popMin()
-                if key > backward.cost[Int(f)] { continue }
-                for e in graph.incomingEdges(of: graph.source(of: f))
-                where model.isUsable(e) && graph.isTurnAllowed(from: e, to: f, mode: model.mode) {
-                    relaxBackward(e, key + model.weight(e), f)
+                let (key, f) = backwardHeap.popMin()
+                if key > backwardCost[Int(f)] { continue }
+                let u = Int(sourceNode[Int(f)])
+                for j in Int(firstIn[u])..<Int(firstIn[u + 1]) {
+                    let e = inEdges[j]
+                    if isUsable(e) && isTurnAllowed(from: e, to: f) {
+                        relaxBackward(e, key + weight(e), f)
+                    }
                 }
             }
         }
 
+        swap(&forwardHeap, &forward.heap)
+        swap(&backwardHeap, &backward.heap)
         guard let meeting else { return direct }
         var (edges, si) = forwardChain(to: meeting, sources: sources)
         var e = meeting

@@ -16,13 +16,18 @@ public struct LandmarkIndex: Sendable {
         }
     }
 
-    /// Distances of one metric: `fromLandmark[node * count + l]` = d(landmark l → node) and
-    /// `toLandmark[node * count + l]` = d(node → landmark l); `.infinity` when unreachable. Stored as Float to
-    /// halve memory; the potential subtracts the rounding error so bounds stay admissible.
+    /// Distances of one metric, one row of 2k values per node so a potential evaluation touches one cache line:
+    /// `distances[node * 2k + l]` = d(landmark l → node) and `distances[node * 2k + k + l]` = d(node → landmark l);
+    /// `.infinity` when unreachable. Stored as Float to halve memory; the potential subtracts the rounding error so
+    /// bounds stay admissible.
     struct Table: Sendable {
         var landmarks: [NodeID]
-        var fromLandmark: [Float]
-        var toLandmark: [Float]
+        var distances: [Float]
+
+        func fromLandmark(_ node: NodeID, _ l: Int) -> Float { distances[Int(node) * 2 * landmarks.count + l] }
+        func toLandmark(_ node: NodeID, _ l: Int) -> Float {
+            distances[Int(node) * 2 * landmarks.count + landmarks.count + l]
+        }
     }
 
     let nodeCount: Int
@@ -33,7 +38,7 @@ public struct LandmarkIndex: Sendable {
     public func landmarks(for key: Key) -> [NodeID]? { tables[key]?.landmarks }
     public var keys: [Key] { Array(tables.keys) }
     /// Bytes held by the distance arrays.
-    public var memoryBytes: Int { tables.values.reduce(0) { $0 + ($1.fromLandmark.count + $1.toLandmark.count) * 4 } }
+    public var memoryBytes: Int { tables.values.reduce(0) { $0 + $1.distances.count * 4 } }
 
     /// Builds tables for every (mode, strategy) pair. `landmarkCount` landmarks are chosen by the farthest
     /// heuristic (each new landmark is the node farthest from those already chosen), starting from a node picked
@@ -141,17 +146,16 @@ private struct NodeMetric {
             }
         }
         let k = landmarks.count
-        var from = [Float](repeating: .infinity, count: n * k)
-        var to = [Float](repeating: .infinity, count: n * k)
+        var rows = [Float](repeating: .infinity, count: n * 2 * k)
         for (l, landmark) in landmarks.enumerated() {
             let forward = distances(from: [landmark], reverse: false)
             let backward = distances(from: [landmark], reverse: true)
             for v in 0..<n {
-                from[v * k + l] = Float(forward[v])
-                to[v * k + l] = Float(backward[v])
+                rows[v * 2 * k + l] = Float(forward[v])
+                rows[v * 2 * k + k + l] = Float(backward[v])
             }
         }
-        return LandmarkIndex.Table(landmarks: landmarks, fromLandmark: from, toLandmark: to)
+        return LandmarkIndex.Table(landmarks: landmarks, distances: rows)
     }
 }
 
@@ -177,9 +181,8 @@ struct LandmarkPotential {
         var flat: [Double] = []
         flat.reserveCapacity(targets.count * (2 * k + 1))
         for t in targets {
-            let base = Int(t.node) * k
-            for l in 0..<k { flat.append(Double(table.fromLandmark[base + l])) }
-            for l in 0..<k { flat.append(Double(table.toLandmark[base + l])) }
+            for l in 0..<k { flat.append(Double(table.fromLandmark(t.node, l))) }
+            for l in 0..<k { flat.append(Double(table.toLandmark(t.node, l))) }
             flat.append(t.offsetWeight)
         }
         self.targets = flat
@@ -190,41 +193,39 @@ struct LandmarkPotential {
     /// target is reachable.
     func value(at node: NodeID) -> Double {
         let k = count
-        let base = Int(node) * k
+        let base = Int(node) * 2 * k
         let stride = 2 * k + 1
-        return table.fromLandmark.withUnsafeBufferPointer { fromTable in
-            table.toLandmark.withUnsafeBufferPointer { toTable in
-                targets.withUnsafeBufferPointer { t in
-                    var best = Double.infinity
-                    for (index, targetNode) in targetNodes.enumerated() {
-                        let row = index * stride
-                        var bound = 0.0
-                        if node != targetNode {
-                            for l in 0..<k {
-                                let fromV = Double(fromTable[base + l])
-                                let toV = Double(toTable[base + l])
-                                // d(v, x) ≥ d(L, x) − d(L, v)
-                                let a = t[row + l]
-                                if a.isInfinite {
-                                    // L reaches v but not x: so v cannot reach x.
-                                    if fromV.isFinite { bound = .infinity; break }
-                                } else if fromV.isFinite {
-                                    bound = max(bound, a - fromV - Self.floatMargin * (a + fromV))
-                                }
-                                // d(v, x) ≥ d(v, L) − d(x, L)
-                                let b = t[row + k + l]
-                                if toV.isInfinite {
-                                    // x reaches L but v does not: v cannot reach x.
-                                    if b.isFinite { bound = .infinity; break }
-                                } else if b.isFinite {
-                                    bound = max(bound, toV - b - Self.floatMargin * (toV + b))
-                                }
+        return table.distances.withUnsafeBufferPointer { rows in
+            targets.withUnsafeBufferPointer { t in
+                var best = Double.infinity
+                for (index, targetNode) in targetNodes.enumerated() {
+                    let row = index * stride
+                    var bound = 0.0
+                    if node != targetNode {
+                        for l in 0..<k {
+                            let fromV = Double(rows[base + l])
+                            let toV = Double(rows[base + k + l])
+                            // d(v, x) ≥ d(L, x) − d(L, v)
+                            let a = t[row + l]
+                            if a.isInfinite {
+                                // L reaches v but not x: so v cannot reach x.
+                                if fromV.isFinite { bound = .infinity; break }
+                            } else if fromV.isFinite {
+                                bound = max(bound, a - fromV - Self.floatMargin * (a + fromV))
+                            }
+                            // d(v, x) ≥ d(v, L) − d(x, L)
+                            let b = t[row + k + l]
+                            if toV.isInfinite {
+                                // x reaches L but v does not: v cannot reach x.
+                                if b.isFinite { bound = .infinity; break }
+                            } else if b.isFinite {
+                                bound = max(bound, toV - b - Self.floatMargin * (toV + b))
                             }
                         }
-                        best = min(best, bound + t[row + 2 * k])
                     }
-                    return best * scale
+                    best = min(best, bound + t[row + 2 * k])
                 }
+                return best * scale
             }
         }
     }

@@ -17,6 +17,10 @@ public final class Router {
     private let forwardLabels: SearchLabels
     private let backwardLabels: SearchLabels
     private let potentialCache: NodePotentialCache
+    private let topology: SearchTopology
+    /// Free-flow cost tables by (mode, strategy, avoid), built on first use: a few bytes per edge each, and there
+    /// are at most 5 modes × 2 strategies × the avoid combinations.
+    private var costTables: [EdgeCostTable.Key: EdgeCostTable] = [:]
 
     public init(graph: RoadGraph, landmarks: LandmarkIndex? = nil, configuration: RouterConfiguration = RouterConfiguration()) {
         self.graph = graph
@@ -28,6 +32,16 @@ public final class Router {
         forwardLabels = SearchLabels(edgeCount: graph.edgeCount)
         backwardLabels = SearchLabels(edgeCount: graph.edgeCount, withPotentials: false)
         potentialCache = NodePotentialCache(nodeCount: graph.nodeCount)
+        topology = SearchTopology(graph: graph)
+    }
+
+    private func costTable(mode: TravelMode, strategy: RoutingStrategy, avoid: AvoidOptions) -> EdgeCostTable {
+        let key = EdgeCostTable.Key(mode: mode, strategy: strategy, excludedFlags: avoid.excludedFlags.rawValue)
+        if let table = costTables[key] { return table }
+        let freeFlow = EdgeCostModel(graph: graph, mode: mode, strategy: strategy, avoid: avoid, traffic: nil)
+        let table = EdgeCostTable(model: freeFlow, topology: topology)
+        costTables[key] = table
+        return table
     }
 
     /// Routes with `configuration.algorithm`.
@@ -55,8 +69,9 @@ public final class Router {
             candidates.append(found)
         }
 
-        let search = EdgeSearch(model: model, forward: forwardLabels, backward: backwardLabels,
-                                potentials: potentialCache)
+        let search = EdgeSearch(model: model, topology: topology,
+                                costs: costTable(mode: request.travelMode, strategy: request.strategy, avoid: request.avoid),
+                                forward: forwardLabels, backward: backwardLabels, potentials: potentialCache)
         var legs: [RouteLeg] = []
         var sources = candidates[0]
         for index in 1..<waypoints.count {

@@ -88,6 +88,10 @@ func bruteForceNearest(_ g: RoadGraph, _ p: Coordinate, mode: TravelMode, radius
             let limited = g.nearestEdges(to: p, mode: mode, radiusMeters: radius, limit: 2)
             #expect(limited.count == min(2, fast.count))
             #expect(limited.map(\.edge) == Array(fast.prefix(2)).map(\.edge))
+            // Small limits select the best distinct edges without sorting all candidates: same snaps as a prefix.
+            for limit in [1, 12] {
+                #expect(g.nearestEdges(to: p, mode: mode, radiusMeters: radius, limit: limit) == Array(fast.prefix(limit)))
+            }
         }
         #expect(totalFound > 300, "the random queries should hit many edges")
     }
