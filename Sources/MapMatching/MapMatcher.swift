@@ -59,6 +59,10 @@ public final class MapMatcher {
     private var lastDecided: SnappedLocation?
     /// The road position of the last decided road state, if the current segment has one.
     private var lastDecidedRoad: (edge: EdgeID, offset: Double, time: Double)?
+    /// Running sums of the current run of stationary fixes (speed below `stationarySpeedMetersPerSecond`).
+    private var stationaryLatitudeSum = 0.0
+    private var stationaryLongitudeSum = 0.0
+    private var stationaryCount = 0
 
     /// Matches fixes for `mode` on the graph behind `index`.
     public init(index: RoadGeometryIndex, mode: TravelMode = .driving,
@@ -97,10 +101,37 @@ public final class MapMatcher {
         let firstIndex = window.first.map { hasRoot ? $0.fixIndex + 1 : $0.fixIndex } ?? nextFixIndex
         distances.step = nextFixIndex
         let step = takeStep()
-        let sigma = configuration.sigmaMeters(for: fix)
+        var sigma = configuration.sigmaMeters(for: fix)
         let radius = min(configuration.maximumSearchRadiusMeters,
                          max(configuration.minimumSearchRadiusMeters, configuration.searchRadiusSigmas * sigma))
-        step.reset(fixIndex: nextFixIndex, fix: fix, sigma: sigma, radius: radius)
+        // A standing vehicle's fixes are repeated measurements of one point: observe their running mean.
+        var observed = fix.coordinate
+        // Hysteresis: a standing run starts below the stationary speed and ends only above twice that, so that
+        // speed noise does not break it up.
+        let threshold = configuration.stationarySpeedMetersPerSecond * (stationaryCount > 0 ? 2 : 1)
+        if let v = fix.validSpeed, v < threshold {
+            if stationaryCount > 0 {
+                let n = Double(stationaryCount)
+                let mean = Coordinate(latitude: stationaryLatitudeSum / n, longitude: stationaryLongitudeSum / n)
+                if Geodesy.distanceMeters(mean, fix.coordinate) > configuration.outlierSigmas * sigma {
+                    observed = fix.coordinate  // an outlier while standing: leave the mean alone
+                } else {
+                    stationaryLatitudeSum += fix.coordinate.latitude
+                    stationaryLongitudeSum += fix.coordinate.longitude
+                    stationaryCount += 1
+                    let m = Double(stationaryCount)
+                    observed = Coordinate(latitude: stationaryLatitudeSum / m, longitude: stationaryLongitudeSum / m)
+                    sigma = max(configuration.minimumStationarySigmaMeters, sigma / m.squareRoot())
+                }
+            } else {
+                stationaryLatitudeSum = fix.coordinate.latitude
+                stationaryLongitudeSum = fix.coordinate.longitude
+                stationaryCount = 1
+            }
+        } else {
+            stationaryCount = 0
+        }
+        step.reset(fixIndex: nextFixIndex, fix: fix, observed: observed, sigma: sigma, radius: radius)
         nextFixIndex += 1
         addRoadStates(to: step)
 
@@ -156,6 +187,7 @@ public final class MapMatcher {
         lastDecidedRoad = nil
         lastSpeedEstimate = nil
         lastRouteDistance = 0
+        stationaryCount = 0
     }
 
     /// Dead reckoning for a time without fixes (a tunnel): the last known road position moved along the road
@@ -180,7 +212,8 @@ public final class MapMatcher {
 
     private func addRoadStates(to step: LatticeStep) {
         let fix = step.fix
-        index.candidates(near: fix.coordinate, radius: step.radius, mode: mode,
+        let observed = step.observed
+        index.candidates(near: observed, radius: step.radius, mode: mode,
                          maximumRoads: configuration.maximumCandidateRoads, into: &candidateBuffer, scratch: &scratch)
         let sigma = step.sigma
         let course: Double? = {
@@ -189,6 +222,7 @@ public final class MapMatcher {
             return c
         }()
         let speed = fix.validSpeed ?? -1
+        let standing = stationaryCount > 0
         for c in candidateBuffer {
             var emission = -0.5 * (c.distance / sigma) * (c.distance / sigma) - log(sigma)
             if let course {
@@ -198,9 +232,18 @@ public final class MapMatcher {
             if let route, route.contains(edge: c.edge, offset: c.offset, tolerance: 5) {
                 emission += configuration.routeBonus
             }
+            if standing && c.offset < configuration.junctionClearanceMeters
+                && index.graph.outgoingEdges(of: index.graph.source(of: c.edge)).count >= 3 {
+                // Vehicles wait at stop lines before a junction, not just past it.
+                emission -= configuration.standingPastJunctionPenalty
+            }
+            switch index.graph.highwayClass(of: c.edge) {
+            case .service, .track, .busway, .pedestrian: emission -= configuration.minorRoadPenalty
+            default: break
+            }
             step.states.append(LatticeState(
                 edge: c.edge, offset: c.offset, distance: c.distance, emission: emission, coastCount: 0,
-                referenceLatitude: fix.coordinate.latitude, referenceLongitude: fix.coordinate.longitude,
+                referenceLatitude: observed.latitude, referenceLongitude: observed.longitude,
                 referenceTime: fix.timestamp, referenceSpeed: speed))
         }
     }
@@ -232,8 +275,16 @@ public final class MapMatcher {
         let roadCount = step.states.count
         // Coasting states: continue from the best previous states.
         let dtStep = max(0.2, fix.timestamp - previous.fix.timestamp)
-        let coastLog = -0.5 * configuration.outlierSigmas * configuration.outlierSigmas - log(step.sigma)
-            - log(beta(dtStep))
+        // A coasted fix skips its emission and one transition: charge the emission of a road `outlierSigmas`·σ
+        // away plus what a typical transition costs (normalisation and a deviation of about σ), so that only fixes
+        // worse than that are coasted.
+        let betaStep = beta(dtStep)
+        var coastLog = -0.5 * configuration.outlierSigmas * configuration.outlierSigmas - log(step.sigma)
+            - log(betaStep) - step.sigma / betaStep
+        if fix.validSpeed != nil {
+            let speedBeta = configuration.speedBetaMeters + configuration.speedBetaGrowthMetersPerSecond * dtStep
+            coastLog -= log(speedBeta) + step.sigma / speedBeta
+        }
         var coastSources: [(index: Int, score: Double)] = []
         for (a, s) in previous.states.enumerated() where previous.score[a].isFinite {
             guard s.coastCount < configuration.maximumCoastedFixes,
@@ -253,48 +304,60 @@ public final class MapMatcher {
         let m = previous.states.count
         step.isStart = false
         step.previousCount = m
-        step.transition.removeAll(keepingCapacity: true)
-        step.transition.append(contentsOf: repeatElement(-Double.infinity, count: m * n))
-        step.advance.removeAll(keepingCapacity: true)
-        step.advance.append(contentsOf: repeatElement(0.0, count: m * n))
+        // Local copies (moved out of the step, moved back at the end) keep exclusivity checks out of the loops.
+        var transition: [Double] = []
+        var advance: [Double] = []
+        swap(&transition, &step.transition)
+        swap(&advance, &step.advance)
+        let states = step.states
+        let previousStates = previous.states
+        let previousScore = previous.score
+        transition.removeAll(keepingCapacity: true)
+        transition.append(contentsOf: repeatElement(-Double.infinity, count: m * n))
+        advance.removeAll(keepingCapacity: true)
+        advance.append(contentsOf: repeatElement(0.0, count: m * n))
         for (k, (a, _)) in coastSources.enumerated() {
-            step.transition[a * n + roadCount + k] = coastLog
+            transition[a * n + roadCount + k] = coastLog
         }
 
         let graph = index.graph
         let fixSpeed = fix.validSpeed
         var bestPrevious = -Double.infinity
-        for s in previous.score where s > bestPrevious { bestPrevious = s }
+        for s in previousScore where s > bestPrevious { bestPrevious = s }
         let tolerance = configuration.backwardJitterToleranceMeters
-        for a in 0..<m where previous.score[a] >= bestPrevious - configuration.pruneMargin && roadCount > 0 {
-            let from = previous.states[a]
+        let observedHere = step.observed
+        let radii = previous.radius + step.radius
+        for a in 0..<m where previousScore[a] >= bestPrevious - configuration.pruneMargin && roadCount > 0 {
+            let from = previousStates[a]
             let dt = max(0.2, fix.timestamp - from.referenceTime)
             let gc = Geodesy.distanceMeters(
-                Coordinate(latitude: from.referenceLatitude, longitude: from.referenceLongitude), fix.coordinate)
-            let reach = configuration.maximumSpeedMetersPerSecond * dt + previous.radius + step.radius
-            let bound = min(reach, gc * configuration.routeSearchDistanceFactor + previous.radius + step.radius
+                Coordinate(latitude: from.referenceLatitude, longitude: from.referenceLongitude), observedHere)
+            let reach = configuration.maximumSpeedMetersPerSecond * dt + radii
+            let bound = min(reach, gc * configuration.routeSearchDistanceFactor + radii
                             + configuration.routeSearchSlackMeters)
             let b1 = beta(dt)
             let logBeta = log(b1)
             let expected: Double? = fixSpeed.flatMap { v in
                 from.referenceSpeed >= 0 ? 0.5 * (v + from.referenceSpeed) * dt : nil
             }
+            let stationary = (fixSpeed ?? .infinity) < configuration.stationarySpeedMetersPerSecond
+                && from.referenceSpeed >= 0 && from.referenceSpeed < configuration.stationarySpeedMetersPerSecond
+            let edgeChangePenalty = stationary ? configuration.stationaryEdgeChangePenalty : 0
             let speedBeta = configuration.speedBetaMeters + configuration.speedBetaGrowthMetersPerSecond * dt
             let logSpeedBeta = log(speedBeta)
             let remaining = index.length(of: from.edge) - from.offset
             let twin = graph.reverseEdge(of: from.edge)
+            // The road search from the end of this edge runs only when some candidate needs it.
             var tree: DistanceTree?
+            var searched = false
             let treeBound = bound - remaining
-            if treeBound > 0 {
-                tree = distances.tree(from: graph.target(of: from.edge), bound: treeBound)
-            }
             @inline(__always) func score(_ d: Double, _ penalty: Double) -> Double {
                 var v = -abs(d - gc) / b1 - logBeta - penalty
                 if let expected { v -= abs(d - expected) / speedBeta + logSpeedBeta }
                 return v
             }
             for b in 0..<roadCount {
-                let to = step.states[b]
+                let to = states[b]
                 var best = -Double.infinity
                 var move = 0.0
                 if to.edge == from.edge && to.offset >= from.offset - tolerance {
@@ -305,24 +368,62 @@ public final class MapMatcher {
                     // Turning round in the middle of the road.
                     let d = abs((index.length(of: twin) - to.offset) - from.offset)
                     if d <= bound {
-                        let v = score(d, configuration.uTurnPenalty)
+                        let v = score(d, configuration.uTurnPenalty + edgeChangePenalty)
                         if v > best { best = v; move = d }
                     }
                 }
-                if let tree {
+                if to.edge == from.arrivedFrom && to.edge != twin && graph.target(of: to.edge) == graph.source(of: from.edge) {
+                    // Jitter backwards over the junction behind (a stopped car's fixes straddle the stop line).
+                    let d = from.offset + index.length(of: to.edge) - to.offset
+                    if d <= tolerance {
+                        let v = score(d, 0)
+                        if v > best { best = v; move = -d }
+                    }
+                }
+                if to.edge == twin {
+                    // Turning round at the junction ahead.
+                    let d = remaining + to.offset
+                    if d <= bound {
+                        let v = score(d, configuration.uTurnPenalty + edgeChangePenalty)
+                        if v > best { best = v; move = d }
+                    }
+                }
+                let needsTree = to.edge != twin && (to.edge != from.edge || best == -.infinity)
+                if needsTree && !searched && treeBound > 0 && to.offset <= treeBound {
+                    tree = distances.tree(from: graph.target(of: from.edge), bound: treeBound)
+                    searched = true
+                }
+                if needsTree, let tree {
                     let via = tree.distance(to: graph.source(of: to.edge))
                     if via.isFinite {
                         let d = remaining + via + to.offset
                         if d <= bound {
-                            let v = score(d, 0)
+                            var penalty = to.edge == from.edge ? 0 : edgeChangePenalty
+                            // A path that ends on the twin of its last edge turned round at a junction.
+                            if via > 0, let last = tree.parentEdge(of: graph.source(of: to.edge)),
+                               graph.reverseEdge(of: last) == to.edge {
+                                penalty += configuration.uTurnPenalty
+                            }
+                            let v = score(d, penalty)
                             if v > best { best = v; move = d }
                         }
                     }
                 }
-                step.transition[a * n + b] = best
-                step.advance[a * n + b] = move
+                transition[a * n + b] = best
+                advance[a * n + b] = move
             }
         }
+        // Restart links: from the best previous state to every road state, at a fixed cost, for when the vehicle
+        // cannot have driven there (a wrong earlier decision, a real jump). NaN advance marks the break.
+        if configuration.restartPenalty.isFinite, let top = previousScore.indices.max(by: { previousScore[$0] < previousScore[$1] }),
+           previousScore[top].isFinite {
+            for b in 0..<roadCount where transition[top * n + b] < -configuration.restartPenalty {
+                transition[top * n + b] = -configuration.restartPenalty
+                advance[top * n + b] = .nan
+            }
+        }
+        swap(&transition, &step.transition)
+        swap(&advance, &step.advance)
         step.score.removeAll(keepingCapacity: true)
         step.score.append(contentsOf: repeatElement(-Double.infinity, count: n))
         step.back.removeAll(keepingCapacity: true)
@@ -377,7 +478,10 @@ public final class MapMatcher {
         let k = step.committed
         let state = step.states[k]
         let fix = step.fix
-        let continuing = !step.isStart && j > 0 && window[j - 1].committed >= 0
+        var continuing = !step.isStart && j > 0 && window[j - 1].committed >= 0
+        if continuing && !state.isCoast && step.advance[window[j - 1].committed * step.states.count + k].isNaN {
+            continuing = false  // a restart link: the decided path breaks here
+        }
         if !continuing {
             history.removeAll(keepingCapacity: true)
             pathEdges.removeAll(keepingCapacity: true)
@@ -420,7 +524,9 @@ public final class MapMatcher {
                     samples.append(OdometerSample(time: s.fix.timestamp, distance: nil, speed: s.fix.validSpeed,
                                                   sigma: s.sigma))
                 } else {
-                    provisionalDistance += s.advance[previousIndex * s.states.count + b]
+                    let move = s.advance[previousIndex * s.states.count + b]
+                    if move.isNaN { break }  // the path breaks: later fixes say nothing about this one
+                    provisionalDistance += move
                     samples.append(OdometerSample(time: s.fix.timestamp, distance: provisionalDistance,
                                                   speed: s.fix.validSpeed, sigma: s.sigma))
                     if nextRoad == nil { nextRoad = (st.edge, st.offset) }
@@ -432,8 +538,6 @@ public final class MapMatcher {
             samples[...], target: target, speedSigma: configuration.speedIntegrationSigmaMetersPerSecond,
             accelerationSigma: configuration.accelerationSigmaMetersPerSecondSquared)
         if let v = estimate.speed, v.isFinite { lastSpeedEstimate = max(0, v) }
-        let maxShift = configuration.maximumSmoothingShiftSigmas * step.sigma
-
         let location: SnappedLocation
         if state.isCoast {
             let anchorTime = lastDecidedRoad?.time ?? state.referenceTime
@@ -443,11 +547,15 @@ public final class MapMatcher {
             } else {
                 ahead = (fix.validSpeed ?? lastSpeedEstimate ?? 0) * max(0, fix.timestamp - anchorTime)
             }
-            ahead = max(0, ahead)
-            let (e, o) = walkForward(from: state.edge, offset: state.offset, distance: ahead, toward: nextRoad)
+            // The smoothed estimate may lie behind the anchor when the anchor's own fix ran ahead along the road.
+            let maxShift = configuration.maximumSmoothingShiftSigmas * step.sigma
+            let (e, o) = ahead >= 0
+                ? walkForward(from: state.edge, offset: state.offset, distance: ahead, toward: nextRoad)
+                : walkBackward(from: state.edge, offset: state.offset, distance: min(-ahead, maxShift))
             location = makeLocation(fix: fix, edge: e, offset: o, source: .deadReckoned,
                                     speed: fix.validSpeed ?? estimate.speed, final: true)
         } else {
+            let maxShift = configuration.maximumSmoothingShiftSigmas * step.sigma
             let shift = min(maxShift, max(-maxShift, (estimate.distance ?? lastDistance) - lastDistance))
             let (e, o) = shift >= 0
                 ? walkForward(from: state.edge, offset: state.offset, distance: shift, toward: nextRoad)
@@ -468,6 +576,13 @@ public final class MapMatcher {
             return
         }
         if previousEdge == edge && abs(last.start - start) < 1e-6 { return }
+        if previousEdge != edge && index.graph.target(of: edge) == index.graph.source(of: previousEdge)
+            && index.graph.reverseEdge(of: previousEdge) != edge && start + index.length(of: edge) <= last.start + 1e-6 {
+            // Moved back over the junction behind: the last edge was entered by mistake.
+            pathEdges.removeLast()
+            if pathEdges.last?.edge != edge { pathEdges.append((edge, start)) }
+            return
+        }
         if previousEdge == edge && abs(last.start - start) < configuration.backwardJitterToleranceMeters + 1 {
             // Jitter on the same edge: keep the edge's start where it was.
             return
@@ -493,8 +608,9 @@ public final class MapMatcher {
     private func walkForward(from edge: EdgeID, offset: Double, distance: Double,
                              toward target: (edge: EdgeID, offset: Double)?) -> (EdgeID, Double) {
         let length = index.length(of: edge)
-        if let target, target.edge == edge, target.offset >= offset {
-            return (edge, min(offset + distance, target.offset))
+        if let target, target.edge == edge {
+            // The next position is on this edge: never walk past it (nor round the block to reach it from behind).
+            return (edge, target.offset >= offset ? min(offset + distance, target.offset) : offset)
         }
         if offset + distance <= length { return (edge, offset + distance) }
         var remaining = distance - (length - offset)
@@ -589,8 +705,13 @@ public final class MapMatcher {
             if s.isStart && p > 0 {
                 samples.removeAll(keepingCapacity: true)
                 distance = 0
-            } else if previousIndex >= 0 && !s.isStart {
-                if !s.states[b].isCoast { distance += s.advance[previousIndex * s.states.count + b] }
+            } else if previousIndex >= 0 && !s.isStart && !s.states[b].isCoast {
+                let move = s.advance[previousIndex * s.states.count + b]
+                if move.isNaN {
+                    samples.removeAll(keepingCapacity: true)
+                } else {
+                    distance += move
+                }
             }
             samples.append(OdometerSample(time: s.fix.timestamp, distance: s.states[b].isCoast ? nil : distance,
                                           speed: s.fix.validSpeed, sigma: s.sigma))

@@ -19,6 +19,9 @@ public struct MapMatchingConfiguration: Sendable, Hashable {
     public var minimumSearchRadiusMeters: Double = 30
     /// … and at most this, metres. Default 120.
     public var maximumSearchRadiusMeters: Double = 120
+    /// Log-likelihood cost of a candidate on a service road, track, busway or pedestrian street: vehicles use
+    /// them less than the streets beside them. Default 1.
+    public var minorRoadPenalty: Double = 1
     /// At most this many roads (a two-way road counts once; both directions become candidates). Default 6.
     public var maximumCandidateRoads: Int = 6
 
@@ -46,13 +49,30 @@ public struct MapMatchingConfiguration: Sendable, Hashable {
     /// No vehicle moves faster than this along the road between two fixes, m/s. Default 60 (216 km/h).
     public var maximumSpeedMetersPerSecond: Double = 60
     /// The road search between two fixes stops at this multiple of their great-circle distance plus the two search
-    /// radii and `routeSearchSlackMeters`. Default 2.5.
-    public var routeSearchDistanceFactor: Double = 2.5
-    /// Added to the road search bound, metres. Default 60.
-    public var routeSearchSlackMeters: Double = 60
-    /// On one edge, moving backwards by up to this is GPS jitter (a stopped car), not a loop round the block,
-    /// metres. Default 15.
-    public var backwardJitterToleranceMeters: Double = 15
+    /// radii and `routeSearchSlackMeters` (a right-angle turn makes the road 1.41 times the straight line; a path
+    /// 50 m longer than the line already costs 50/β in log-likelihood). Default 1.5.
+    public var routeSearchDistanceFactor: Double = 1.5
+    /// Added to the road search bound, metres. Default 40.
+    public var routeSearchSlackMeters: Double = 40
+    /// On one edge (or back over the junction just passed), moving backwards by up to this is GPS jitter, not a
+    /// loop round the block, metres. Consecutive snapped positions differ by the along-road error of two fixes
+    /// (σ√2 each). Default 20.
+    public var backwardJitterToleranceMeters: Double = 20
+    /// While both fixes report a speed below `stationarySpeedMetersPerSecond`, moving onto another edge costs this
+    /// much log-likelihood: a stopped car near a junction stays on the road it stopped on. Default 6.
+    public var stationaryEdgeChangePenalty: Double = 0
+    /// Speed below which a fix counts as stationary, m/s. Default 0.5. Consecutive stationary fixes are
+    /// repeated measurements of one point: the matcher observes their running mean, with σ_z / √n.
+    public var stationarySpeedMetersPerSecond: Double = 0.5
+    /// Floor of σ_z for the mean of stationary fixes, metres (map geometry is not better than this). Default 1.5.
+    public var minimumStationarySigmaMeters: Double = 1.5
+    /// A standing vehicle (see `stationarySpeedMetersPerSecond`) within this distance past a junction (a node
+    /// with three or more outgoing edges) pays `standingPastJunctionPenalty`: cars wait at stop lines before
+    /// junctions, so fixes averaged at a stop line should not pull the position onto the cross street. Metres.
+    /// Default 6.
+    public var junctionClearanceMeters: Double = 6
+    /// Log-likelihood cost of standing just past a junction. Default 1.5. 0 disables the prior.
+    public var standingPastJunctionPenalty: Double = 1.5
     /// Log-likelihood cost of turning round in the middle of a two-way road. Default 6.
     public var uTurnPenalty: Double = 6
 
@@ -67,6 +87,10 @@ public struct MapMatchingConfiguration: Sendable, Hashable {
     public var maximumCoastSeconds: Double = 30
     /// Coasting continues from at most this many of the previous step's road positions. Default 3.
     public var coastAnchors: Int = 3
+    /// Log-likelihood cost of a restart link: every road candidate may also be reached from the best previous
+    /// state without a road path, at this cost. It lets the matcher leave a wrong road (or follow a real jump)
+    /// within a fix or two instead of coasting. Default 25. `.infinity` disables restart links.
+    public var restartPenalty: Double = 25
     /// Two fixes further apart in time than this are not joined by a transition (a long garage stay): the matcher
     /// restarts, seconds. Default 600.
     public var maximumGapSeconds: Double = 600
@@ -82,8 +106,8 @@ public struct MapMatchingConfiguration: Sendable, Hashable {
     /// Fixed lag of the online Viterbi decoder, fixes: the answer for fix n is final once fix n + lag arrived.
     /// Default 4. The provisional answer for the newest fix is reported at once.
     public var lagFixes: Int = 4
-    /// States whose log-score is this far below the best of their step are not extended. Default 30.
-    public var pruneMargin: Double = 30
+    /// States whose log-score is this far below the best of their step are not extended. Default 20.
+    public var pruneMargin: Double = 20
     /// Earlier final positions used by the along-road smoother, fixes. Default 6.
     public var smoothingHistoryFixes: Int = 6
     /// Uncertainty added per second of time distance when integrating the fixes' speeds along the road, m/s.

@@ -20,6 +20,9 @@ struct LatticeState {
     var referenceTime: Double
     /// m/s; negative when unknown.
     var referenceSpeed: Double
+    /// The edge this state's best path was on before `edge` (`.max` when unknown): jitter may move a position
+    /// back over the junction behind, but only onto the road the vehicle came from.
+    var arrivedFrom: EdgeID = .max
 
     var isCoast: Bool { coastCount > 0 }
 }
@@ -29,7 +32,9 @@ struct LatticeState {
 final class LatticeStep {
     var fixIndex = 0
     var fix = LocationFix(coordinate: Coordinate(latitude: 0, longitude: 0), timestamp: 0)
-    /// σ_z of the fix, metres.
+    /// The position the HMM observes: the fix's, or the mean of the standing vehicle's fixes so far.
+    var observed = Coordinate(latitude: 0, longitude: 0)
+    /// σ_z of the observation, metres.
     var sigma = 0.0
     var radius = 0.0
     var states: [LatticeState] = []
@@ -47,9 +52,10 @@ final class LatticeStep {
     /// The decided state, once committed.
     var committed = -1
 
-    func reset(fixIndex: Int, fix: LocationFix, sigma: Double, radius: Double) {
+    func reset(fixIndex: Int, fix: LocationFix, observed: Coordinate, sigma: Double, radius: Double) {
         self.fixIndex = fixIndex
         self.fix = fix
+        self.observed = observed
         self.sigma = sigma
         self.radius = radius
         states.removeAll(keepingCapacity: true)
@@ -74,19 +80,42 @@ final class LatticeStep {
 
     /// Recomputes scores and back pointers from the previous step's scores.
     func recompute(from previous: LatticeStep) {
+        // Local copies (moved out, then back) keep exclusivity checks out of the loops.
+        var score: [Double] = []
+        var back: [Int32] = []
+        var states: [LatticeState] = []
+        swap(&score, &self.score)
+        swap(&back, &self.back)
+        swap(&states, &self.states)
+        let transition = self.transition
+        let advance = self.advance
+        let previousScore = previous.score
+        let previousStates = previous.states
         let n = states.count
         var top = -Double.infinity
         for b in 0..<n {
             var best = -Double.infinity
             var arg: Int32 = -1
             for a in 0..<previousCount {
-                let v = previous.score[a] + transition[a * n + b]
+                let v = previousScore[a] + transition[a * n + b]
                 if v > best { best = v; arg = Int32(a) }
             }
             score[b] = best + states[b].emission
             back[b] = arg
+            if arg >= 0 {
+                let a = previousStates[Int(arg)]
+                if a.edge == states[b].edge {
+                    states[b].arrivedFrom = a.arrivedFrom
+                } else {
+                    let move = advance[Int(arg) * n + b]
+                    states[b].arrivedFrom = move < 0 || move.isNaN ? .max : a.edge
+                }
+            }
             if score[b] > top { top = score[b] }
         }
         if top.isFinite { for b in 0..<n { score[b] -= top } }
+        swap(&score, &self.score)
+        swap(&back, &self.back)
+        swap(&states, &self.states)
     }
 }

@@ -6,25 +6,49 @@ final class DistanceTree {
     private(set) var source: NodeID = 0
     /// Every node closer than this is in the table, metres.
     private(set) var bound: Double = 0
-    private var keys: [UInt32] = []  // node + 1; 0 = empty
-    private var distances: [Double] = []
-    private var parents: [UInt32] = []  // edge into the node on the shortest path; .max at the source
-    private var mask = 0
+    // Open addressing in manually managed buffers: no exclusivity or uniqueness checks on the hot path.
+    private var keys: UnsafeMutablePointer<UInt32>  // node + 1; 0 = empty
+    private var distances: UnsafeMutablePointer<Double>
+    private var parents: UnsafeMutablePointer<UInt32>  // edge into the node on the shortest path; .max at the source
+    private var capacity: Int
+    private var mask: Int
     /// Step at which the tree was last used (for eviction).
     var lastUsed = 0
+
+    init() {
+        capacity = 16
+        mask = 15
+        keys = .allocate(capacity: 16)
+        keys.initialize(repeating: 0, count: 16)
+        distances = .allocate(capacity: 16)
+        distances.initialize(repeating: 0, count: 16)
+        parents = .allocate(capacity: 16)
+        parents.initialize(repeating: 0, count: 16)
+    }
+
+    deinit {
+        keys.deallocate()
+        distances.deallocate()
+        parents.deallocate()
+    }
 
     func reset(source: NodeID, bound: Double, expectedCount: Int) {
         self.source = source
         self.bound = bound
-        var capacity = 16
-        while capacity < expectedCount * 2 { capacity <<= 1 }
-        if keys.count != capacity {
-            keys = [UInt32](repeating: 0, count: capacity)
-            distances = [Double](repeating: 0, count: capacity)
-            parents = [UInt32](repeating: 0, count: capacity)
-        } else {
-            for i in keys.indices { keys[i] = 0 }
+        var wanted = 16
+        while wanted < expectedCount * 2 { wanted <<= 1 }
+        if wanted != capacity {
+            keys.deallocate()
+            distances.deallocate()
+            parents.deallocate()
+            keys = .allocate(capacity: wanted)
+            distances = .allocate(capacity: wanted)
+            distances.initialize(repeating: 0, count: wanted)
+            parents = .allocate(capacity: wanted)
+            parents.initialize(repeating: 0, count: wanted)
+            capacity = wanted
         }
+        keys.initialize(repeating: 0, count: capacity)
         mask = capacity - 1
     }
 
@@ -42,7 +66,6 @@ final class DistanceTree {
 
     /// Road distance from `source` to `node`, metres; infinity when farther than `bound` or unreachable.
     @inline(__always) func distance(to node: NodeID) -> Double {
-        guard mask > 0 else { return .infinity }
         var i = slot(node)
         while true {
             let k = keys[i]
@@ -54,7 +77,6 @@ final class DistanceTree {
 
     /// The edge entering `node` on its shortest path from `source`; nil at the source or when not reached.
     func parentEdge(of node: NodeID) -> EdgeID? {
-        guard mask > 0 else { return nil }
         var i = slot(node)
         while true {
             let k = keys[i]
@@ -73,12 +95,13 @@ final class RoadDistanceCache {
     let index: RoadGeometryIndex
     let mode: TravelMode
     private let mask: ModeMask
-    private var stamp: [UInt32]
-    private var cost: [Double]
-    private var parent: [UInt32]
+    // Search labels in manually managed buffers (one slot per node): no exclusivity checks in the inner loop.
+    private let stamp: UnsafeMutablePointer<UInt32>
+    private let cost: UnsafeMutablePointer<Double>
+    private let parent: UnsafeMutablePointer<UInt32>
+    private let nodeCount: Int
     private var currentStamp: UInt32 = 0
-    private var heapKeys: [Double] = []
-    private var heapNodes: [UInt32] = []
+    private var heap = NodeHeap()
     private var settled: [UInt32] = []
     private var trees: [DistanceTree] = []
     private var treeOfNode: [NodeID: Int] = [:]
@@ -93,12 +116,22 @@ final class RoadDistanceCache {
         self.index = index
         self.mode = mode
         mask = ModeMask(mode)
-        let n = index.graph.nodeCount
-        stamp = [UInt32](repeating: 0, count: n)
-        cost = [Double](repeating: 0, count: n)
-        parent = [UInt32](repeating: 0, count: n)
+        let n = max(1, index.graph.nodeCount)
+        nodeCount = n
+        stamp = .allocate(capacity: n)
+        stamp.initialize(repeating: 0, count: n)
+        cost = .allocate(capacity: n)
+        cost.initialize(repeating: 0, count: n)
+        parent = .allocate(capacity: n)
+        parent.initialize(repeating: 0, count: n)
         self.capacity = capacity
         treeOfNode.reserveCapacity(capacity * 2)
+    }
+
+    deinit {
+        stamp.deallocate()
+        cost.deallocate()
+        parent.deallocate()
     }
 
     /// A tree from `node` that holds every node within `bound` metres.
@@ -143,19 +176,24 @@ final class RoadDistanceCache {
         searchCount += 1
         let graph = index.graph
         if currentStamp == .max {
-            for i in stamp.indices { stamp[i] = 0 }
+            stamp.update(repeating: 0, count: nodeCount)
             currentStamp = 0
         }
         currentStamp += 1
-        heapKeys.removeAll(keepingCapacity: true)
-        heapNodes.removeAll(keepingCapacity: true)
+        let current = currentStamp
+        // Work on local copies (moved out, so no copy-on-write) to keep exclusivity checks out of the loop.
+        var heap = NodeHeap()
+        swap(&heap, &self.heap)
+        var settled: [UInt32] = []
+        swap(&settled, &self.settled)
+        heap.removeAll()
         settled.removeAll(keepingCapacity: true)
-        stamp[Int(source)] = currentStamp
+        stamp[Int(source)] = current
         cost[Int(source)] = 0
         parent[Int(source)] = .max
-        push(0, source)
-        while !heapKeys.isEmpty {
-            let (d, u) = popMin()
+        heap.push(0, source)
+        while !heap.isEmpty {
+            let (d, u) = heap.popMin()
             if d > cost[Int(u)] { continue }
             if d > bound { break }
             settled.append(u)
@@ -164,52 +202,17 @@ final class RoadDistanceCache {
                 let v = graph.target(of: e)
                 let nd = d + index.length(of: e)
                 let vi = Int(v)
-                if stamp[vi] == currentStamp && cost[vi] <= nd { continue }
-                stamp[vi] = currentStamp
+                if stamp[vi] == current && cost[vi] <= nd { continue }
+                stamp[vi] = current
                 cost[vi] = nd
                 parent[vi] = e
-                push(nd, v)
+                heap.push(nd, v)
             }
         }
         tree.reset(source: source, bound: bound, expectedCount: settled.count)
         for u in settled { tree.insert(u, distance: cost[Int(u)], parent: parent[Int(u)]) }
-    }
-
-    private func push(_ key: Double, _ node: UInt32) {
-        heapKeys.append(key)
-        heapNodes.append(node)
-        var child = heapKeys.count - 1
-        while child > 0 {
-            let p = (child - 1) >> 1
-            if heapKeys[p] <= key { break }
-            heapKeys[child] = heapKeys[p]
-            heapNodes[child] = heapNodes[p]
-            child = p
-        }
-        heapKeys[child] = key
-        heapNodes[child] = node
-    }
-
-    private func popMin() -> (Double, UInt32) {
-        let top = (heapKeys[0], heapNodes[0])
-        let lastKey = heapKeys.removeLast()
-        let lastNode = heapNodes.removeLast()
-        let count = heapKeys.count
-        if count > 0 {
-            var i = 0
-            while true {
-                var c = 2 * i + 1
-                if c >= count { break }
-                if c + 1 < count && heapKeys[c + 1] < heapKeys[c] { c += 1 }
-                if heapKeys[c] >= lastKey { break }
-                heapKeys[i] = heapKeys[c]
-                heapNodes[i] = heapNodes[c]
-                i = c
-            }
-            heapKeys[i] = lastKey
-            heapNodes[i] = lastNode
-        }
-        return top
+        swap(&heap, &self.heap)
+        swap(&settled, &self.settled)
     }
 
     /// Edges from the end of edge `from` to the start of edge `to` along the shortest road path (empty when
@@ -228,5 +231,55 @@ final class RoadDistanceCache {
             if edges.count > 100_000 { return nil }
         }
         return edges.reversed()
+    }
+}
+
+/// A binary min-heap of (distance, node) with lazy deletion.
+struct NodeHeap {
+    private var keys: [Double] = []
+    private var nodes: [UInt32] = []
+
+    var isEmpty: Bool { keys.isEmpty }
+
+    mutating func removeAll() {
+        keys.removeAll(keepingCapacity: true)
+        nodes.removeAll(keepingCapacity: true)
+    }
+
+    mutating func push(_ key: Double, _ node: UInt32) {
+        keys.append(key)
+        nodes.append(node)
+        var child = keys.count - 1
+        while child > 0 {
+            let p = (child - 1) >> 1
+            if keys[p] <= key { break }
+            keys[child] = keys[p]
+            nodes[child] = nodes[p]
+            child = p
+        }
+        keys[child] = key
+        nodes[child] = node
+    }
+
+    mutating func popMin() -> (Double, UInt32) {
+        let top = (keys[0], nodes[0])
+        let lastKey = keys.removeLast()
+        let lastNode = nodes.removeLast()
+        let count = keys.count
+        if count > 0 {
+            var i = 0
+            while true {
+                var c = 2 * i + 1
+                if c >= count { break }
+                if c + 1 < count && keys[c + 1] < keys[c] { c += 1 }
+                if keys[c] >= lastKey { break }
+                keys[i] = keys[c]
+                nodes[i] = nodes[c]
+                i = c
+            }
+            keys[i] = lastKey
+            nodes[i] = lastNode
+        }
+        return top
     }
 }

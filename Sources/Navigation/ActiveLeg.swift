@@ -107,8 +107,9 @@ public struct ActiveLeg: Sendable {
         let span = cumulativeMeters[s + 1] - cumulativeMeters[s]
         let t = span > 0 ? (d - cumulativeMeters[s]) / span : 0
         let a = points[s], b = points[s + 1]
-        return Coordinate(latitude: a.latitude + (b.latitude - a.latitude) * t,
-                          longitude: a.longitude + (b.longitude - a.longitude) * t)
+        return Coordinate(
+            latitude: a.latitude + (b.latitude - a.latitude) * t,
+            longitude: a.longitude + (b.longitude - a.longitude) * t)
     }
 
     /// Direction of the leg at `distance` along it, degrees.
@@ -121,8 +122,10 @@ public struct ActiveLeg: Sendable {
 
     /// Whether `course` agrees with the leg near `distance`: within `toleranceDegrees` of its direction there or
     /// `aroundMeters` before or after (so a vehicle turning with the route at a junction agrees on both sides).
-    public func courseAgrees(_ course: Double, atDistance distance: Double, toleranceDegrees: Double,
-                             aroundMeters: Double = 15) -> Bool {
+    public func courseAgrees(
+        _ course: Double, atDistance distance: Double, toleranceDegrees: Double,
+        aroundMeters: Double = 15
+    ) -> Bool {
         for d in [distance, distance - aroundMeters, distance + aroundMeters]
         where Geodesy.bearingDifferenceDegrees(course, bearing(atDistance: d)) <= toleranceDegrees {
             return true
@@ -132,32 +135,46 @@ public struct ActiveLeg: Sendable {
 
     /// Closest point of the leg to `coordinate` among the segments overlapping
     /// `[fromMeters, toMeters]` along the leg; nil for an empty leg.
-    public func project(_ coordinate: Coordinate, fromMeters: Double = 0, toMeters: Double = .infinity) -> RouteMatch? {
+    ///
+    /// With `near`, a leg that passes the same place twice (round a block, back on the other carriageway) is
+    /// resolved towards the pass closest along the leg to `near`: a candidate's score is its distance plus
+    /// `alongPenalty` × how far it lies more than 50 m along the leg from `near`.
+    public func project(_ coordinate: Coordinate, fromMeters: Double = 0, toMeters: Double = .infinity,
+                        near: Double? = nil, alongPenalty: Double = 0.2) -> RouteMatch? {
         guard !points.isEmpty else { return nil }
         if points.count == 1 {
-            return RouteMatch(edgeIndex: 0, edge: leg.edges.first ?? 0, offsetOnEdgeMeters: leg.start.offsetMeters,
-                              distanceAlongLegMeters: 0, point: points[0],
-                              distanceFromRouteMeters: Geodesy.distanceMeters(coordinate, points[0]),
-                              routeBearingDegrees: 0)
+            return RouteMatch(
+                edgeIndex: 0, edge: leg.edges.first ?? 0, offsetOnEdgeMeters: leg.start.offsetMeters,
+                distanceAlongLegMeters: 0, point: points[0],
+                distanceFromRouteMeters: Geodesy.distanceMeters(coordinate, points[0]),
+                routeBearingDegrees: 0)
         }
         let first = segmentIndex(atDistance: max(0, fromMeters))
         let last = toMeters >= lengthMeters ? points.count - 2 : segmentIndex(atDistance: toMeters)
-        var best: (segment: Int, projection: SegmentProjection)?
+        var best: (segment: Int, projection: SegmentProjection, score: Double)?
         for s in first...max(first, last) {
             let p = PolylineGeometry.project(coordinate, ontoSegment: points[s], points[s + 1])
-            if best == nil || p.distanceMeters < best!.projection.distanceMeters { best = (s, p) }
+            var score = p.distanceMeters
+            if let near {
+                let along = cumulativeMeters[s] + (cumulativeMeters[s + 1] - cumulativeMeters[s]) * p.fraction
+                score += alongPenalty * max(0, abs(along - near) - 50)
+            }
+            if best == nil || score < best!.score { best = (s, p, score) }
         }
         guard let best else { return nil }
         let s = best.segment
         let along = cumulativeMeters[s] + (cumulativeMeters[s + 1] - cumulativeMeters[s]) * best.projection.fraction
         var bearingSegment = s
-        while bearingSegment < points.count - 2 && points[bearingSegment] == points[bearingSegment + 1] { bearingSegment += 1 }
+        while bearingSegment < points.count - 2 && points[bearingSegment] == points[bearingSegment + 1] {
+            bearingSegment += 1
+        }
         let index = edgeIndex(atDistance: along)
         return RouteMatch(
             edgeIndex: index, edge: leg.edges.isEmpty ? 0 : leg.edges[index],
             offsetOnEdgeMeters: leg.edges.isEmpty ? 0 : offsetOnEdge(index: index, distance: along),
             distanceAlongLegMeters: along, point: best.projection.point,
             distanceFromRouteMeters: best.projection.distanceMeters,
-            routeBearingDegrees: Geodesy.initialBearingDegrees(from: points[bearingSegment], to: points[bearingSegment + 1]))
+            routeBearingDegrees: Geodesy.initialBearingDegrees(
+                from: points[bearingSegment], to: points[bearingSegment + 1]))
     }
 }

@@ -133,10 +133,12 @@ struct LegTimeModel {
 
     /// Re-evaluates traffic when the model changed or `refreshSeconds` passed since the last evaluation
     /// (observations fade with time).
-    mutating func applyTraffic(_ model: TrafficModel, graph: RoadGraph, mode: TravelMode, at time: Date,
-                               refreshSeconds: Double = 60) {
+    mutating func applyTraffic(
+        _ model: TrafficModel, graph: RoadGraph, mode: TravelMode, at time: Date,
+        refreshSeconds: Double = 60
+    ) {
         if model.generation == trafficGeneration, let last = trafficAppliedAt,
-           abs(time.timeIntervalSince(last)) < refreshSeconds
+            abs(time.timeIntervalSince(last)) < refreshSeconds
         {
             return
         }
@@ -144,8 +146,9 @@ struct LegTimeModel {
         trafficAppliedAt = time
         var covered: [Bool] = []
         for (i, e) in route.leg.edges.enumerated() {
-            let m = model.durationMultiplier(wayID: graph.osmWayID(of: e), freeFlowKph: graph.freeFlowSpeedKph(of: e, mode: mode),
-                                             at: time)
+            let m = model.durationMultiplier(
+                wayID: graph.osmWayID(of: e), freeFlowKph: graph.freeFlowSpeedKph(of: e, mode: mode),
+                at: time)
             trafficSeconds[i] = freeFlowSeconds[i] * m.multiplier
             covered.append(m.covered && portionsMeters[i] >= 1)
         }
@@ -174,8 +177,10 @@ struct LegTimeModel {
     /// Seconds to the end of the leg from `distance` along it. On the current edge the model speed is blended
     /// with the vehicle's own recent speed (`ownSpeedWeight`), floored at `ownSpeedFloor` × the model speed so a
     /// stop at a light does not make the ETA explode (the junction delays already account for stops).
-    func remainingSeconds(atDistance distance: Double, ownSpeedMetersPerSecond: Double?, ownSpeedWeight: Double,
-                          ownSpeedFloor: Double) -> Double {
+    func remainingSeconds(
+        atDistance distance: Double, ownSpeedMetersPerSecond: Double?, ownSpeedWeight: Double,
+        ownSpeedFloor: Double
+    ) -> Double {
         guard !portionsMeters.isEmpty else { return 0 }
         let d = min(max(0, distance), route.lengthMeters)
         let i = route.edgeIndex(atDistance: d)
@@ -198,7 +203,9 @@ struct LegTimeModel {
         let i = route.edgeIndex(atDistance: d)
         let left = max(0, route.edgeEndMeters(i) - d)
         let f = portionsMeters[i] > 0 ? left / portionsMeters[i] : 0
-        return (trafficSeconds[i] * f + suffixTrafficOnly[i + 1], freeFlowSeconds[i] * f + suffixFreeFlowOnly[i + 1],
-                suffixCovered[i] > 0)
+        return (
+            trafficSeconds[i] * f + suffixTrafficOnly[i + 1], freeFlowSeconds[i] * f + suffixFreeFlowOnly[i + 1],
+            suffixCovered[i] > 0
+        )
     }
 }

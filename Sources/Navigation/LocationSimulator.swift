@@ -72,8 +72,10 @@ public final class LocationSimulator {
     }
 
     /// `index` is needed only with realism (its kinematics come from `DriveSimulator`); built from `graph` when nil.
-    public init(graph: RoadGraph, configuration: LocationSimulatorConfiguration = LocationSimulatorConfiguration(),
-                index: RoadGeometryIndex? = nil) {
+    public init(
+        graph: RoadGraph, configuration: LocationSimulatorConfiguration = LocationSimulatorConfiguration(),
+        index: RoadGeometryIndex? = nil
+    ) {
         self.graph = graph
         self.configuration = configuration
         self.index = configuration.realism == nil ? nil : (index ?? RoadGeometryIndex(graph: graph))
@@ -138,10 +140,16 @@ public final class LocationSimulator {
 
     private func position(atTrip t: Double) -> Sample {
         guard let last = samples.last else {
-            return Sample(tripSeconds: t, coordinate: parked ?? Coordinate(latitude: 0, longitude: 0), courseDegrees: -1, speed: 0,
-                          tunnel: false)
+            return Sample(
+                tripSeconds: t, coordinate: parked ?? Coordinate(latitude: 0, longitude: 0), courseDegrees: -1,
+                speed: 0,
+                tunnel: false)
         }
-        if t >= last.tripSeconds { return Sample(tripSeconds: t, coordinate: last.coordinate, courseDegrees: last.courseDegrees, speed: 0, tunnel: last.tunnel) }
+        if t >= last.tripSeconds {
+            return Sample(
+                tripSeconds: t, coordinate: last.coordinate, courseDegrees: last.courseDegrees, speed: 0,
+                tunnel: last.tunnel)
+        }
         var lo = 0, hi = samples.count - 1
         while lo < hi {
             let mid = (lo + hi + 1) / 2
@@ -150,10 +158,12 @@ public final class LocationSimulator {
         let a = samples[lo], b = samples[min(lo + 1, samples.count - 1)]
         let span = b.tripSeconds - a.tripSeconds
         let f = span > 0 ? (t - a.tripSeconds) / span : 0
-        return Sample(tripSeconds: t,
-                      coordinate: Coordinate(latitude: a.coordinate.latitude + (b.coordinate.latitude - a.coordinate.latitude) * f,
-                                             longitude: a.coordinate.longitude + (b.coordinate.longitude - a.coordinate.longitude) * f),
-                      courseDegrees: a.courseDegrees, speed: a.speed + (b.speed - a.speed) * f, tunnel: a.tunnel)
+        return Sample(
+            tripSeconds: t,
+            coordinate: Coordinate(
+                latitude: a.coordinate.latitude + (b.coordinate.latitude - a.coordinate.latitude) * f,
+                longitude: a.coordinate.longitude + (b.coordinate.longitude - a.coordinate.longitude) * f),
+            courseDegrees: a.courseDegrees, speed: a.speed + (b.speed - a.speed) * f, tunnel: a.tunnel)
     }
 
     private func fix(at time: Date) -> RawFix? {
@@ -162,8 +172,9 @@ public final class LocationSimulator {
         if standing { p.speed = 0 }
         let speed = p.speed * (standing ? 0 : speedMultiplier)
         guard let realism = configuration.realism else {
-            return RawFix(coordinate: p.coordinate, timestamp: time, horizontalAccuracyMeters: 5,
-                          courseDegrees: speed > 0 ? p.courseDegrees : nil, speedMetersPerSecond: speed)
+            return RawFix(
+                coordinate: p.coordinate, timestamp: time, horizontalAccuracyMeters: 5,
+                courseDegrees: speed > 0 ? p.courseDegrees : nil, speedMetersPerSecond: speed)
         }
         // Draw every random number even for dropped fixes so a tunnel does not shift the rest of the trace.
         var east = realism.positionSigmaMeters * rng.normal(), north = realism.positionSigmaMeters * rng.normal()
@@ -176,10 +187,13 @@ public final class LocationSimulator {
             north += distance * cos(direction)
         }
         if realism.dropFixesInTunnels && p.tunnel { return nil }
-        var fix = RawFix(coordinate: LocalProjection(origin: p.coordinate).unproject(x: east, y: north), timestamp: time,
-                         horizontalAccuracyMeters: realism.reportedAccuracyMeters)
+        var fix = RawFix(
+            coordinate: LocalProjection(origin: p.coordinate).unproject(x: east, y: north), timestamp: time,
+            horizontalAccuracyMeters: realism.reportedAccuracyMeters)
         if let s = realism.speedSigmaMetersPerSecond { fix.speedMetersPerSecond = max(0, speed + s * speedNoise) }
-        if let c = realism.courseSigmaDegrees, speed >= 1 { fix.courseDegrees = Geodesy.normalizedDegrees(p.courseDegrees + c * courseNoise) }
+        if let c = realism.courseSigmaDegrees, speed >= 1 {
+            fix.courseDegrees = Geodesy.normalizedDegrees(p.courseDegrees + c * courseNoise)
+        }
         return fix
     }
 
@@ -199,8 +213,11 @@ public final class LocationSimulator {
                 let p = active.point(atDistance: along)
                 let ahead = active.point(atDistance: min(active.lengthMeters, along + 1))
                 let behind = active.point(atDistance: max(0, along - 1))
-                out.append(Sample(tripSeconds: t, coordinate: p, courseDegrees: Geodesy.initialBearingDegrees(from: behind, to: ahead),
-                                  speed: speed, tunnel: e.map { graph.flags(of: $0).contains(.tunnel) } ?? false))
+                out.append(
+                    Sample(
+                        tripSeconds: t, coordinate: p,
+                        courseDegrees: Geodesy.initialBearingDegrees(from: behind, to: ahead),
+                        speed: speed, tunnel: e.map { graph.flags(of: $0).contains(.tunnel) } ?? false))
                 if along >= active.lengthMeters { break }
                 along = min(active.lengthMeters, along + max(0.1, speed) * step)
                 t += step
@@ -215,7 +232,9 @@ public final class LocationSimulator {
         var edges: [EdgeID] = []
         for leg in legs { for e in leg.edges where edges.last != e { edges.append(e) } }
         guard let first = legs.first, let last = legs.last, !edges.isEmpty else { return [] }
-        func scaled(_ p: RoadPosition) -> Double { p.offsetMeters * index.length(of: p.edge) / max(graph.lengthMeters(of: p.edge), 1e-9) }
+        func scaled(_ p: RoadPosition) -> Double {
+            p.offsetMeters * index.length(of: p.edge) / max(graph.lengthMeters(of: p.edge), 1e-9)
+        }
         var drive = realism.drive
         drive.fixIntervalSeconds = 0.5
         drive.positionSigmaMeters = 0
@@ -229,8 +248,10 @@ public final class LocationSimulator {
         let simulated = DriveSimulator(index: index, configuration: drive)
             .drive(edges: edges, startOffset: scaled(first.start), endOffset: scaled(last.end))
         return simulated.truth.map {
-            Sample(tripSeconds: $0.timestamp, coordinate: $0.coordinate, courseDegrees: $0.courseDegrees, speed: $0.speedMetersPerSecond,
-                   tunnel: graph.flags(of: $0.edge).contains(.tunnel))
+            Sample(
+                tripSeconds: $0.timestamp, coordinate: $0.coordinate, courseDegrees: $0.courseDegrees,
+                speed: $0.speedMetersPerSecond,
+                tunnel: graph.flags(of: $0.edge).contains(.tunnel))
         }
     }
 }

@@ -30,8 +30,10 @@ public final class MapMatcherSnapper: RoadSnappingProvider {
 
     public init(matcher: MapMatcher) { self.matcher = matcher }
 
-    public convenience init(index: RoadGeometryIndex, mode: TravelMode = .driving,
-                            configuration: MapMatchingConfiguration = MapMatchingConfiguration()) {
+    public convenience init(
+        index: RoadGeometryIndex, mode: TravelMode = .driving,
+        configuration: MapMatchingConfiguration = MapMatchingConfiguration()
+    ) {
         self.init(matcher: MapMatcher(index: index, mode: mode, configuration: configuration))
     }
 
@@ -45,18 +47,20 @@ public final class MapMatcherSnapper: RoadSnappingProvider {
             matcher.setRoute(edges: edges)
             routeEdges = edges
         }
-        let update = matcher.update(LocationFix(
-            coordinate: fix.coordinate, timestamp: fix.timestamp.timeIntervalSince1970, altitudeMeters: fix.altitudeMeters,
-            speedMetersPerSecond: fix.speedMetersPerSecond, courseDegrees: fix.courseDegrees,
-            horizontalAccuracyMeters: fix.horizontalAccuracyMeters))
+        let update = matcher.update(
+            LocationFix(
+                coordinate: fix.coordinate, timestamp: fix.timestamp.timeIntervalSince1970,
+                altitudeMeters: fix.altitudeMeters,
+                speedMetersPerSecond: fix.speedMetersPerSecond, courseDegrees: fix.courseDegrees,
+                horizontalAccuracyMeters: fix.horizontalAccuracyMeters))
         let s = update.provisional
         var match: RouteMatch?
         var onRoute = false
         if let leg = activeLeg {
             let from = leg.progressMeters - windowBehindMeters, to = leg.progressMeters + windowAheadMeters
-            let raw = leg.project(fix.coordinate, fromMeters: from, toMeters: to)
+            let raw = leg.project(fix.coordinate, fromMeters: from, toMeters: to, near: leg.progressMeters)
             match = raw
-            let snapped = s.matched ? leg.project(s.coordinate, fromMeters: from, toMeters: to) : nil
+            let snapped = s.matched ? leg.project(s.coordinate, fromMeters: from, toMeters: to, near: leg.progressMeters) : nil
             // The matcher's edge flickers between the route and crossing roads at junctions, and it coasts on a
             // wrong road while the vehicle stands, so "on the route" is decided on geometry: the snapped point or
             // the raw fix lies on the leg (or the matcher says so and the fix is within the corridor), and a
@@ -65,15 +69,17 @@ public final class MapMatcherSnapper: RoadSnappingProvider {
             let snappedDistance = snapped?.distanceFromRouteMeters ?? .infinity
             // A fix far from the leg is off it even when the matcher coasts along the route (it treats a few far
             // fixes as outliers): the navigator's hysteresis, not the matcher's, decides whether they are.
-            let near = (snappedDistance <= onRouteToleranceMeters && rawDistance <= maximumRawDistanceMeters)
+            let near =
+                (snappedDistance <= onRouteToleranceMeters && rawDistance <= maximumRawDistanceMeters)
                 || rawDistance <= rawCorridorMeters || (s.isOnRoute && rawDistance <= routeCorridorMeters)
             let best = snappedDistance <= onRouteToleranceMeters ? snapped : raw
             var contradicts = false
             if let best, let course = fix.courseDegrees, course >= 0, let speed = fix.speedMetersPerSecond,
-               speed >= minimumSpeedForCourseMetersPerSecond, rawDistance > onRouteToleranceMeters / 2
+                speed >= minimumSpeedForCourseMetersPerSecond, rawDistance > onRouteToleranceMeters / 2
             {
-                contradicts = !leg.courseAgrees(course, atDistance: best.distanceAlongLegMeters,
-                                                toleranceDegrees: courseToleranceDegrees)
+                contradicts = !leg.courseAgrees(
+                    course, atDistance: best.distanceAlongLegMeters,
+                    toleranceDegrees: courseToleranceDegrees)
             }
             if near && !contradicts, let best {
                 // Along-route position from the best point; distance from the route from the raw fix.
@@ -84,14 +90,16 @@ public final class MapMatcherSnapper: RoadSnappingProvider {
             }
         }
         guard s.matched, let edge = s.edge else {
-            return SnappedFix(fix: fix, coordinate: fix.coordinate, edge: nil, offsetOnEdgeMeters: 0, isOnRoute: false,
-                              routeMatch: match, courseDegrees: nil, speedMetersPerSecond: fix.speedMetersPerSecond,
-                              speedLimitKph: nil, osmWayID: nil, roadName: nil)
+            return SnappedFix(
+                fix: fix, coordinate: fix.coordinate, edge: nil, offsetOnEdgeMeters: 0, isOnRoute: false,
+                routeMatch: match, courseDegrees: nil, speedMetersPerSecond: fix.speedMetersPerSecond,
+                speedLimitKph: nil, osmWayID: nil, roadName: nil)
         }
         return SnappedFix(
             fix: fix, coordinate: s.coordinate, edge: edge, offsetOnEdgeMeters: s.edgeOffsetMeters, isOnRoute: onRoute,
             routeMatch: match, courseDegrees: s.courseDegrees >= 0 ? s.courseDegrees : nil,
-            speedMetersPerSecond: s.speedMetersPerSecond >= 0 ? s.speedMetersPerSecond : nil, speedLimitKph: s.speedLimitKph,
+            speedMetersPerSecond: s.speedMetersPerSecond >= 0 ? s.speedMetersPerSecond : nil,
+            speedLimitKph: s.speedLimitKph,
             osmWayID: s.osmWayID, roadName: s.roadName)
     }
 }

@@ -58,8 +58,10 @@ public struct NavigationWaypoint: Sendable, Hashable, Codable {
         self.preferredHeadingDegrees = preferredHeadingDegrees
     }
 
-    public init(placeID: String, title: String = "", preferSameSideOfRoad: Bool = false,
-                preferredHeadingDegrees: Double? = nil) {
+    public init(
+        placeID: String, title: String = "", preferSameSideOfRoad: Bool = false,
+        preferredHeadingDegrees: Double? = nil
+    ) {
         self.location = .placeID(placeID)
         self.title = title
         self.preferSameSideOfRoad = preferSameSideOfRoad
@@ -128,18 +130,30 @@ public enum SpeedAlertSeverity: String, Sendable, Hashable, Codable, CaseIterabl
 /// when a minor threshold exists; it then applies even when no major threshold is set).
 public struct SpeedAlertOptions: Sendable, Hashable, Codable {
     public var minorThreshold: Double? {
-        didSet { if let minorThreshold, let majorThreshold, minorThreshold > majorThreshold { self.majorThreshold = minorThreshold } }
+        didSet {
+            if let minorThreshold, let majorThreshold, minorThreshold > majorThreshold {
+                self.majorThreshold = minorThreshold
+            }
+        }
     }
     public var majorThreshold: Double? {
-        didSet { if let minorThreshold, let majorThreshold, majorThreshold < minorThreshold { self.minorThreshold = majorThreshold } }
+        didSet {
+            if let minorThreshold, let majorThreshold, majorThreshold < minorThreshold {
+                self.minorThreshold = majorThreshold
+            }
+        }
     }
     /// Seconds above the minor threshold after which the severity is major; nil = never upgrade.
     public var severityUpgradeDurationSeconds: Double?
 
-    public init(minorThreshold: Double? = nil, majorThreshold: Double? = nil, severityUpgradeDurationSeconds: Double? = nil) {
+    public init(
+        minorThreshold: Double? = nil, majorThreshold: Double? = nil, severityUpgradeDurationSeconds: Double? = nil
+    ) {
         self.minorThreshold = minorThreshold
         self.majorThreshold = majorThreshold
-        if let minorThreshold, let majorThreshold, minorThreshold > majorThreshold { self.majorThreshold = minorThreshold }
+        if let minorThreshold, let majorThreshold, minorThreshold > majorThreshold {
+            self.majorThreshold = minorThreshold
+        }
         self.severityUpgradeDurationSeconds = severityUpgradeDurationSeconds
     }
 

@@ -41,10 +41,14 @@ public final class Navigator {
 
     public init(core: NavigatorCore) { self.core = core }
 
-    public convenience init(graph: RoadGraph, snapper: (any RoadSnappingProvider)? = nil,
-                            placeResolver: (any PlaceResolving)? = nil,
-                            configuration: NavigatorConfiguration = NavigatorConfiguration()) {
-        self.init(core: NavigatorCore(graph: graph, snapper: snapper, placeResolver: placeResolver, configuration: configuration))
+    public convenience init(
+        graph: RoadGraph, snapper: (any RoadSnappingProvider)? = nil,
+        placeResolver: (any PlaceResolving)? = nil,
+        configuration: NavigatorConfiguration = NavigatorConfiguration()
+    ) {
+        self.init(
+            core: NavigatorCore(
+                graph: graph, snapper: snapper, placeResolver: placeResolver, configuration: configuration))
     }
 
     public func add(listener: any NavigatorListener) {
@@ -104,8 +108,10 @@ public final class Navigator {
     // MARK: Commands
 
     @discardableResult
-    public func setDestinations(_ waypoints: [NavigationWaypoint], options: DestinationOptions = DestinationOptions(),
-                                at time: Date) -> RouteStatus {
+    public func setDestinations(
+        _ waypoints: [NavigationWaypoint], options: DestinationOptions = DestinationOptions(),
+        at time: Date
+    ) -> RouteStatus {
         let (status, events) = core.setDestinations(waypoints, options: options, at: time)
         deliver(events)
         return status
@@ -163,7 +169,8 @@ extension NavigatorCore {
     public func apply(_ input: NavigationInput) -> [NavigationEvent] {
         switch input {
         case .fix(let fix): process(fix)
-        case .setDestinations(let waypoints, let options, let time): setDestinations(waypoints, options: options, at: time).events
+        case .setDestinations(let waypoints, let options, let time):
+            setDestinations(waypoints, options: options, at: time).events
         case .continueToNextDestination(let time): continueToNextDestination(at: time).events
         case .clearDestinations(let time): clearDestinations(at: time)
         case .setGuidanceActive(let active, let time): setGuidanceActive(active, at: time)

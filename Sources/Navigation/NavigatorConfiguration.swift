@@ -2,11 +2,14 @@ import Foundation
 
 /// Every threshold of the navigator, with its default and why.
 public struct NavigatorConfiguration: Sendable, Hashable {
-    /// Arrival when the progress estimate is within this of the end of the leg (along the road), or when the
-    /// vehicle stands this close to the leg's end or the waypoint for two fixes. Default 25 m: vehicles stop short
-    /// of the address (a parking space, the kerb before a junction), and the filtered estimate's error (≈ 4 m for
-    /// σ = 8 m fixes) keeps the announcement within 30 m.
-    public var arrivalRadiusMeters: Double = 25
+    /// Arrival when the progress estimate is within this of the end of the leg (along the road). Default 20 m:
+    /// the filtered estimate's error (≈ 4 m for σ = 8 m fixes) plus the travel between fixes keeps the announcement
+    /// within 30 m.
+    public var arrivalRadiusMeters: Double = 20
+    /// … or when the vehicle stands (two fixes in a row) this close to the leg's end or the waypoint, in a straight
+    /// line: vehicles stop short of the address (a parking space, the kerb before a junction) or on the other
+    /// carriageway. Default 25 m.
+    public var arrivalStandingRadiusMeters: Double = 25
     /// "Standing" for the arrival rule above: at most this speed. Default 2 m/s.
     public var arrivalStandingSpeedMetersPerSecond: Double = 2
     /// … and the latest fix itself is within `arrivalRadiusMeters` + this of the end, so one outlier that drags the

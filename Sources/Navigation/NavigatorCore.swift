@@ -50,8 +50,10 @@ public final class NavigatorCore {
     private var lastFasterRouteCheck: Date?
     private var checkedFeedGeneration = 0
 
-    public init(graph: RoadGraph, router: Router? = nil, snapper: (any RoadSnappingProvider)? = nil,
-                placeResolver: (any PlaceResolving)? = nil, configuration: NavigatorConfiguration = NavigatorConfiguration()) {
+    public init(
+        graph: RoadGraph, router: Router? = nil, snapper: (any RoadSnappingProvider)? = nil,
+        placeResolver: (any PlaceResolving)? = nil, configuration: NavigatorConfiguration = NavigatorConfiguration()
+    ) {
         self.graph = graph
         self.router = router ?? Router(graph: graph)
         self.snapper = snapper ?? NearestRoadSnapper(graph: graph)
@@ -79,7 +81,9 @@ public final class NavigatorCore {
 
     /// One leg per remaining destination; the current leg starts at the route's origin or last reroute.
     public var routeLegs: [RouteLegSummary] {
-        legs.enumerated().map { i, leg in summary(leg, destination: destinations[i], time: i == 0 ? progress?.time : nil) }
+        legs.enumerated().map { i, leg in
+            summary(leg, destination: destinations[i], time: i == 0 ? progress?.time : nil)
+        }
     }
     public var currentRouteLeg: RouteLegSummary? { routeLegs.first }
     /// The routed legs still ahead, as the router made them (for the location simulator and tools).
@@ -103,14 +107,19 @@ public final class NavigatorCore {
 
     /// Replaces the destinations and routes from the last snapped position. Returns the status and the events
     /// (a route change with reason `destinationsSet`, also on failure, carrying the status).
-    public func setDestinations(_ waypoints: [NavigationWaypoint], options: DestinationOptions = DestinationOptions(),
-                                at time: Date) -> (status: RouteStatus, events: [NavigationEvent]) {
+    public func setDestinations(
+        _ waypoints: [NavigationWaypoint], options: DestinationOptions = DestinationOptions(),
+        at time: Date
+    ) -> (status: RouteStatus, events: [NavigationEvent]) {
         let (status, resolved) = resolve(waypoints)
         var events: [NavigationEvent] = []
         guard status == .ok else {
             dropRoute()
-            events.append(.routeChanged(RouteChangedEvent(timestamp: time, reason: .destinationsSet, routeStatus: status,
-                                                          currentLegIndex: nil, distanceMeters: 0, durationSeconds: 0, legs: [])))
+            events.append(
+                .routeChanged(
+                    RouteChangedEvent(
+                        timestamp: time, reason: .destinationsSet, routeStatus: status,
+                        currentLegIndex: nil, distanceMeters: 0, durationSeconds: 0, legs: [])))
             events += delayEvents(at: time)
             return (status, events)
         }
@@ -119,8 +128,11 @@ public final class NavigatorCore {
         let result = route(to: resolved, at: time)
         guard let newLegs = result.legs else {
             dropRoute()
-            events.append(.routeChanged(RouteChangedEvent(timestamp: time, reason: .destinationsSet, routeStatus: result.status,
-                                                          currentLegIndex: nil, distanceMeters: 0, durationSeconds: 0, legs: [])))
+            events.append(
+                .routeChanged(
+                    RouteChangedEvent(
+                        timestamp: time, reason: .destinationsSet, routeStatus: result.status,
+                        currentLegIndex: nil, distanceMeters: 0, durationSeconds: 0, legs: [])))
             events += delayEvents(at: time)
             return (result.status, events)
         }
@@ -139,8 +151,10 @@ public final class NavigatorCore {
         traveledPath = []
         guard hadRoute else { return [] }
         var events: [NavigationEvent] = [
-            .routeChanged(RouteChangedEvent(timestamp: time, reason: .cleared, routeStatus: .ok, currentLegIndex: nil,
-                                            distanceMeters: 0, durationSeconds: 0, legs: []))
+            .routeChanged(
+                RouteChangedEvent(
+                    timestamp: time, reason: .cleared, routeStatus: .ok, currentLegIndex: nil,
+                    distanceMeters: 0, durationSeconds: 0, legs: []))
         ]
         events += delayEvents(at: time)
         return events
@@ -158,16 +172,19 @@ public final class NavigatorCore {
         // At the waypoint the planned next leg already starts here, leaving in the arrival direction: keep it
         // (re-routing from a standing vehicle, which has no heading, could turn the trip around). Elsewhere the
         // next leg starts at the last road-snapped position.
-        let atPlannedStart = lastSnapped.map {
-            Geodesy.distanceMeters($0.coordinate, planned[0].start.point) <= 2 * configuration.arrivalRadiusMeters
-        } ?? false
+        let atPlannedStart =
+            lastSnapped.map {
+                Geodesy.distanceMeters($0.coordinate, planned[0].start.point) <= 2 * configuration.arrivalRadiusMeters
+            } ?? false
         if !atPlannedStart {
             result = route(to: remaining, at: time)
         }
         // No route from here: keep the remaining legs as planned (the next fixes reroute when off them).
         install(legs: result.legs ?? planned, destinations: remaining, at: time)
         if wasArrived { isGuidanceActive = true }
-        var events: [NavigationEvent] = [.routeChanged(routeChangedEvent(.nextDestination, at: time, status: result.status))]
+        var events: [NavigationEvent] = [
+            .routeChanged(routeChangedEvent(.nextDestination, at: time, status: result.status))
+        ]
         events += progressEvents(at: time)
         return (destinations.first, events)
     }
@@ -212,17 +229,22 @@ public final class NavigatorCore {
         let speed = vehicleSpeed(snapped, previous: previous)
         updateOwnSpeed(speed, previous: previous, now: time)
 
-        var events: [NavigationEvent] = [.location(SnappedLocationEvent(
-            timestamp: time, coordinate: snapped.coordinate, altitudeMeters: fix.altitudeMeters,
-            courseDegrees: snapped.courseDegrees ?? fix.courseDegrees, speedMetersPerSecond: speed,
-            horizontalAccuracyMeters: fix.horizontalAccuracyMeters, osmWayID: snapped.osmWayID, roadName: snapped.roadName,
-            isOnRoute: snapped.isOnRoute))]
+        var events: [NavigationEvent] = [
+            .location(
+                SnappedLocationEvent(
+                    timestamp: time, coordinate: snapped.coordinate, altitudeMeters: fix.altitudeMeters,
+                    courseDegrees: snapped.courseDegrees ?? fix.courseDegrees, speedMetersPerSecond: speed,
+                    horizontalAccuracyMeters: fix.horizontalAccuracyMeters, osmWayID: snapped.osmWayID,
+                    roadName: snapped.roadName,
+                    isOnRoute: snapped.isOnRoute))
+        ]
 
         if isGuidanceActive { appendTraveled(snapped.coordinate) }
 
         if var p = progress {
-            p.time.applyTraffic(traffic, graph: graph, mode: travelMode, at: time,
-                                refreshSeconds: configuration.trafficRefreshSeconds)
+            p.time.applyTraffic(
+                traffic, graph: graph, mode: travelMode, at: time,
+                refreshSeconds: configuration.trafficRefreshSeconds)
             progress = p
         }
         if var p = progress, !p.arrived {
@@ -240,8 +262,9 @@ public final class NavigatorCore {
         }
         events += progressEvents(at: time)
         events += delayEvents(at: time)
-        if let event = speeding.update(speedMetersPerSecond: speed, limitKph: snapped.speedLimitKph, wayID: snapped.osmWayID,
-                                       options: speedAlertOptions, at: time)
+        if let event = speeding.update(
+            speedMetersPerSecond: speed, limitKph: snapped.speedLimitKph, wayID: snapped.osmWayID,
+            options: speedAlertOptions, at: time)
         {
             events.append(.speeding(event))
         }
@@ -265,12 +288,16 @@ public final class NavigatorCore {
             switch w.location {
             case .coordinate(let c): coordinate = c
             case .placeID(let id):
-                guard !id.isEmpty, let c = placeResolver?.coordinate(forPlaceID: id) else { return (.waypointError, []) }
+                guard !id.isEmpty, let c = placeResolver?.coordinate(forPlaceID: id) else {
+                    return (.waypointError, [])
+                }
                 coordinate = c
             }
             guard coordinate.isValid else { return (.waypointError, []) }
             if let heading = w.preferredHeadingDegrees {
-                guard heading.isFinite, (0...360).contains(heading), !w.preferSameSideOfRoad else { return (.waypointError, []) }
+                guard heading.isFinite, (0...360).contains(heading), !w.preferSameSideOfRoad else {
+                    return (.waypointError, [])
+                }
             }
             resolved.append(ResolvedWaypoint(index: i, waypoint: w, coordinate: coordinate))
         }
@@ -289,17 +316,22 @@ public final class NavigatorCore {
     private func route(to destinations: [ResolvedWaypoint], at time: Date) -> (status: RouteStatus, legs: [RouteLeg]?) {
         guard let here = lastSnapped else { return (.locationUnavailable, nil) }
         var heading: Double?
-        if let speed = here.fix.speedMetersPerSecond ?? ownSpeed, speed >= configuration.minimumSpeedForCourseMetersPerSecond {
+        if let speed = here.fix.speedMetersPerSecond ?? ownSpeed,
+            speed >= configuration.minimumSpeedForCourseMetersPerSecond
+        {
             heading = here.fix.courseDegrees ?? here.courseDegrees
         }
-        let origin = Waypoint(here.edge == nil ? here.fix.coordinate : here.coordinate, preferredHeadingDegrees: heading)
+        let origin = Waypoint(
+            here.edge == nil ? here.fix.coordinate : here.coordinate, preferredHeadingDegrees: heading)
         let request = RouteRequest(
             origin: origin,
             destinations: destinations.map {
-                Waypoint($0.coordinate, preferSameSideOfRoad: $0.waypoint.preferSameSideOfRoad,
-                         preferredHeadingDegrees: $0.waypoint.preferredHeadingDegrees, title: $0.title)
+                Waypoint(
+                    $0.coordinate, preferSameSideOfRoad: $0.waypoint.preferSameSideOfRoad,
+                    preferredHeadingDegrees: $0.waypoint.preferredHeadingDegrees, title: $0.title)
             },
-            travelMode: travelMode, avoid: avoidOptions, traffic: traffic.snapshot(graph: graph, mode: travelMode, at: time))
+            travelMode: travelMode, avoid: avoidOptions,
+            traffic: traffic.snapshot(graph: graph, mode: travelMode, at: time))
         var response = router.route(request)
         if response.status == .noRouteFound && heading != nil {
             // The road in the travel direction may lead nowhere (a oneway out of the map): try either direction.
@@ -326,8 +358,9 @@ public final class NavigatorCore {
         let route = ActiveLeg(leg: first, graph: graph)
         var model = LegTimeModel(route: route, graph: graph, mode: travelMode, junctions: configuration.junctions)
         model.applyTraffic(traffic, graph: graph, mode: travelMode, at: time)
-        progress = LegProgress(route: route, time: model, along: 0, velocity: max(0, ownSpeed ?? 0), updatedAt: time,
-                               lastMeasurement: 0)
+        progress = LegProgress(
+            route: route, time: model, along: 0, velocity: max(0, ownSpeed ?? 0), updatedAt: time,
+            lastMeasurement: 0)
     }
 
     private func dropRoute() {
@@ -341,21 +374,30 @@ public final class NavigatorCore {
     }
 
     private func summary(_ leg: RouteLeg, destination: ResolvedWaypoint, time: LegTimeModel?) -> RouteLegSummary {
-        let model = time ?? {
-            var m = LegTimeModel(route: ActiveLeg(leg: leg, graph: graph), graph: graph, mode: travelMode,
-                                 junctions: configuration.junctions)
-            m.applyTraffic(traffic, graph: graph, mode: travelMode, at: lastSnapped?.timestamp ?? Date(timeIntervalSince1970: 0))
-            return m
-        }()
-        return RouteLegSummary(destination: destination, destinationCoordinate: leg.end.point, distanceMeters: leg.distanceMeters,
-                               durationSeconds: model.totalSeconds, geometry: leg.geometry)
+        let model =
+            time
+            ?? {
+                var m = LegTimeModel(
+                    route: ActiveLeg(leg: leg, graph: graph), graph: graph, mode: travelMode,
+                    junctions: configuration.junctions)
+                m.applyTraffic(
+                    traffic, graph: graph, mode: travelMode,
+                    at: lastSnapped?.timestamp ?? Date(timeIntervalSince1970: 0))
+                return m
+            }()
+        return RouteLegSummary(
+            destination: destination, destinationCoordinate: leg.end.point, distanceMeters: leg.distanceMeters,
+            durationSeconds: model.totalSeconds, geometry: leg.geometry)
     }
 
-    private func routeChangedEvent(_ reason: RouteChangeReason, at time: Date, status: RouteStatus = .ok) -> RouteChangedEvent {
+    private func routeChangedEvent(_ reason: RouteChangeReason, at time: Date, status: RouteStatus = .ok)
+        -> RouteChangedEvent
+    {
         let summaries = routeLegs
-        return RouteChangedEvent(timestamp: time, reason: reason, routeStatus: status, currentLegIndex: destinations.first?.index,
-                                 distanceMeters: summaries.reduce(0) { $0 + $1.distanceMeters },
-                                 durationSeconds: summaries.reduce(0) { $0 + $1.durationSeconds }, legs: summaries)
+        return RouteChangedEvent(
+            timestamp: time, reason: reason, routeStatus: status, currentLegIndex: destinations.first?.index,
+            distanceMeters: summaries.reduce(0) { $0 + $1.distanceMeters },
+            durationSeconds: summaries.reduce(0) { $0 + $1.durationSeconds }, legs: summaries)
     }
 
     /// Reroutes the remaining destinations from the snapped position; nil (route kept) when no route is found.
@@ -373,7 +415,7 @@ public final class NavigatorCore {
 
     private func usableCourse(_ fix: RawFix) -> Double? {
         guard let course = fix.courseDegrees, course >= 0, let speed = fix.speedMetersPerSecond,
-              speed >= configuration.minimumSpeedForCourseMetersPerSecond
+            speed >= configuration.minimumSpeedForCourseMetersPerSecond
         else { return nil }
         return course
     }
@@ -387,7 +429,10 @@ public final class NavigatorCore {
         }
         // Still short of the leg's start (continuing while rolling up to a waypoint, or standing at the origin):
         // the vehicle is not yet on the leg but has not left it either.
-        if p.along < 1, Geodesy.distanceMeters(snapped.fix.coordinate, p.route.leg.start.point) <= 2 * configuration.arrivalRadiusMeters {
+        if p.along < 1,
+            Geodesy.distanceMeters(snapped.fix.coordinate, p.route.leg.start.point) <= 2
+                * configuration.arrivalRadiusMeters
+        {
             return false
         }
         let course = usableCourse(snapped.fix)
@@ -397,8 +442,8 @@ public final class NavigatorCore {
             let edges = p.route.leg.edges
             let nearby = [index, index + 1].filter { $0 < edges.count }.map { edges[$0] }
             if nearby.contains(where: { graph.reverseEdge(of: $0) == edge }),
-               let match = snapped.routeMatch,
-               Geodesy.bearingDifferenceDegrees(course, match.routeBearingDegrees) >= configuration.wrongWayDegrees
+                let match = snapped.routeMatch,
+                Geodesy.bearingDifferenceDegrees(course, match.routeBearingDegrees) >= configuration.wrongWayDegrees
             {
                 // Wrong way on the route's own road: decisive once confirmed by a second fix (a matcher still
                 // holding the previous direction right after a turn-around leg start must not reroute alone).
@@ -406,9 +451,11 @@ public final class NavigatorCore {
                 return offRouteEvidence >= configuration.offRouteEvidenceThreshold
             }
         }
-        if let match = snapped.routeMatch, let course, match.distanceFromRouteMeters >= configuration.strongOffRouteDistanceMeters,
-           !p.route.courseAgrees(course, atDistance: match.distanceAlongLegMeters,
-                                 toleranceDegrees: configuration.courseContradictionDegrees)
+        if let match = snapped.routeMatch, let course,
+            match.distanceFromRouteMeters >= configuration.strongOffRouteDistanceMeters,
+            !p.route.courseAgrees(
+                course, atDistance: match.distanceAlongLegMeters,
+                toleranceDegrees: configuration.courseContradictionDegrees)
         {
             weight = 2
         }
@@ -431,7 +478,11 @@ public final class NavigatorCore {
         let residual = measurement - predicted
         let accuracy = snapped.fix.horizontalAccuracyMeters ?? configuration.defaultHorizontalAccuracyMeters
         let gate = 3 * accuracy + 0.5 * p.velocity * dt + 10
-        if abs(residual) > gate && p.rejected < 2 {
+        // Three outliers in a row are believed (the vehicle really is there) — unless the fix's own speed says
+        // it cannot have got there (standing at a waypoint while the leg passes nearby again further on); ten are
+        // believed regardless.
+        let supported = snapped.fix.speedMetersPerSecond.map { $0 * dt + gate >= abs(residual) } ?? true
+        if abs(residual) > gate && (p.rejected < 2 || (!supported && p.rejected < 10)) {
             p.rejected += 1
             return
         }
@@ -456,32 +507,44 @@ public final class NavigatorCore {
         guard var p = progress, !p.arrived, let destination = destinations.first else { return nil }
         let length = p.route.lengthMeters
         let estimateClose = length - p.along <= configuration.arrivalRadiusMeters
-        let measurementClose = length - p.lastMeasurement <= configuration.arrivalRadiusMeters + configuration.arrivalMeasurementSlackMeters
+        let measurementClose =
+            length - p.lastMeasurement <= configuration.arrivalRadiusMeters
+            + configuration.arrivalMeasurementSlackMeters
         // Standing at the destination counts even when the leg's plan approaches it from elsewhere (the other
         // carriageway, after a reroute): slow fixes near the leg's end or the waypoint, twice in a row.
-        let slow = (snapped.fix.speedMetersPerSecond ?? ownSpeed ?? .infinity) <= configuration.arrivalStandingSpeedMetersPerSecond
+        let slow =
+            (snapped.fix.speedMetersPerSecond ?? ownSpeed ?? .infinity)
+            <= configuration.arrivalStandingSpeedMetersPerSecond
         let position = snapped.edge == nil ? snapped.fix.coordinate : snapped.coordinate
-        let nearEnd = min(Geodesy.distanceMeters(position, p.route.leg.end.point),
-                          Geodesy.distanceMeters(position, destination.coordinate)) <= configuration.arrivalRadiusMeters
+        let nearEnd =
+            min(
+                Geodesy.distanceMeters(position, p.route.leg.end.point),
+                Geodesy.distanceMeters(position, destination.coordinate)) <= configuration.arrivalStandingRadiusMeters
         // … unless the vehicle is on the leg well before its end (passing the destination on the way round).
-        let explainedByLeg = snapped.isOnRoute && length - p.along > 2 * configuration.arrivalRadiusMeters
+        let measuredAlong = snapped.routeMatch?.distanceAlongLegMeters ?? p.along
+        let explainedByLeg = snapped.isOnRoute && length - measuredAlong > 2 * configuration.arrivalStandingRadiusMeters
         standingNearDestination = slow && nearEnd && !explainedByLeg ? standingNearDestination + 1 : 0
-        guard (estimateClose && measurementClose && snapped.isOnRoute) || standingNearDestination >= 2 else { return nil }
+        guard (estimateClose && measurementClose && snapped.isOnRoute) || standingNearDestination >= 2 else {
+            return nil
+        }
         standingNearDestination = 0
         p.arrived = true
         progress = p
         if stopGuidanceAtArrival { isGuidanceActive = false }
-        return .arrival(ArrivalEvent(timestamp: time, waypoint: destination, remainingWaypoints: destinations.count - 1,
-                                     vehicleCoordinate: snapped.coordinate))
+        return .arrival(
+            ArrivalEvent(
+                timestamp: time, waypoint: destination, remainingWaypoints: destinations.count - 1,
+                vehicleCoordinate: snapped.coordinate))
     }
 
     private func remaining(_ p: LegProgress) -> (seconds: Double, meters: Double) {
         let along = p.along
         let meters = max(0, p.route.lengthMeters - along)
         let moving = ownSpeed.flatMap { $0 >= configuration.ownSpeedMinimumMetersPerSecond ? $0 : nil }
-        let seconds = p.time.remainingSeconds(atDistance: along, ownSpeedMetersPerSecond: moving,
-                                              ownSpeedWeight: configuration.ownSpeedWeight,
-                                              ownSpeedFloor: configuration.ownSpeedFloorFraction)
+        let seconds = p.time.remainingSeconds(
+            atDistance: along, ownSpeedMetersPerSecond: moving,
+            ownSpeedWeight: configuration.ownSpeedWeight,
+            ownSpeedFloor: configuration.ownSpeedFloorFraction)
         return (seconds, meters)
     }
 
@@ -492,15 +555,24 @@ public final class NavigatorCore {
         var events: [NavigationEvent] = []
         // The final 0 at arrival is always reported; otherwise a change must reach the threshold (within a
         // micrometre / microsecond, so exact steps are not lost to rounding).
-        if lastReportedSeconds.map({ abs(seconds - $0) >= timeUpdateThresholdSeconds - 1e-6 || (p.arrived && $0 != 0) }) ?? true {
+        if lastReportedSeconds.map({ abs(seconds - $0) >= timeUpdateThresholdSeconds - 1e-6 || (p.arrived && $0 != 0) })
+            ?? true
+        {
             lastReportedSeconds = seconds
-            events.append(.remainingTime(RemainingTimeEvent(timestamp: time, remainingSeconds: seconds, remainingMeters: meters,
-                                                            waypointIndex: destination.index)))
+            events.append(
+                .remainingTime(
+                    RemainingTimeEvent(
+                        timestamp: time, remainingSeconds: seconds, remainingMeters: meters,
+                        waypointIndex: destination.index)))
         }
-        if lastReportedMeters.map({ abs(meters - $0) >= distanceUpdateThresholdMeters - 1e-6 || (p.arrived && $0 != 0) }) ?? true {
+        if lastReportedMeters.map({ abs(meters - $0) >= distanceUpdateThresholdMeters - 1e-6 || (p.arrived && $0 != 0) }
+        ) ?? true {
             lastReportedMeters = meters
-            events.append(.remainingDistance(RemainingDistanceEvent(timestamp: time, remainingMeters: meters,
-                                                                    remainingSeconds: seconds, waypointIndex: destination.index)))
+            events.append(
+                .remainingDistance(
+                    RemainingDistanceEvent(
+                        timestamp: time, remainingMeters: meters,
+                        remainingSeconds: seconds, waypointIndex: destination.index)))
         }
         return events
     }
@@ -511,7 +583,9 @@ public final class NavigatorCore {
             let c = p.time.delayComparison(atDistance: p.along)
             if c.covered && c.freeFlow > 0 {
                 let ratio = c.traffic / c.freeFlow
-                category = ratio < configuration.lightBelowRatio ? .light : (ratio < configuration.mediumBelowRatio ? .medium : .heavy)
+                category =
+                    ratio < configuration.lightBelowRatio
+                    ? .light : (ratio < configuration.mediumBelowRatio ? .medium : .heavy)
             }
         }
         guard category != delayCategoryToNextDestination else { return [] }
@@ -554,8 +628,10 @@ public final class NavigatorCore {
             return
         }
         if let done = ownWay, done.movingSeconds >= configuration.ownObservationMinimumSeconds {
-            traffic.observeOwn(TrafficObservation(osmWayID: done.id, speedKph: done.movingMeters / done.movingSeconds * 3.6,
-                                                  observedAt: snapped.timestamp))
+            traffic.observeOwn(
+                TrafficObservation(
+                    osmWayID: done.id, speedKph: done.movingMeters / done.movingSeconds * 3.6,
+                    observedAt: snapped.timestamp))
             if var p = progress {
                 p.time.applyTraffic(traffic, graph: graph, mode: travelMode, at: snapped.timestamp)
                 progress = p
@@ -565,8 +641,11 @@ public final class NavigatorCore {
     }
 
     private func checkFasterRoute(_ snapped: SnappedFix, at time: Date) -> NavigationEvent? {
-        guard isGuidanceActive, let p = progress, !p.arrived, traffic.feedGeneration != checkedFeedGeneration else { return nil }
-        if let last = lastFasterRouteCheck, time.timeIntervalSince(last) < configuration.fasterRouteCheckIntervalSeconds {
+        guard isGuidanceActive, let p = progress, !p.arrived, traffic.feedGeneration != checkedFeedGeneration else {
+            return nil
+        }
+        if let last = lastFasterRouteCheck, time.timeIntervalSince(last) < configuration.fasterRouteCheckIntervalSeconds
+        {
             return nil
         }
         lastFasterRouteCheck = time
@@ -575,20 +654,23 @@ public final class NavigatorCore {
         let current = remaining(p).seconds
         let result = route(to: destinations, at: time)
         guard let newLegs = result.legs, let first = newLegs.first else { return nil }
-        var model = LegTimeModel(route: ActiveLeg(leg: first, graph: graph), graph: graph, mode: travelMode,
-                                 junctions: configuration.junctions)
+        var model = LegTimeModel(
+            route: ActiveLeg(leg: first, graph: graph), graph: graph, mode: travelMode,
+            junctions: configuration.junctions)
         model.applyTraffic(traffic, graph: graph, mode: travelMode, at: time)
         let saving = current - model.totalSeconds
         guard saving >= configuration.fasterRouteMinimumSavingSeconds,
-              saving >= configuration.fasterRouteMinimumSavingFraction * current,
-              first.edges != Array(p.route.leg.edges.suffix(first.edges.count))
+            saving >= configuration.fasterRouteMinimumSavingFraction * current,
+            first.edges != Array(p.route.leg.edges.suffix(first.edges.count))
         else { return nil }
         install(legs: newLegs, destinations: destinations, at: time)
         return .routeChanged(routeChangedEvent(.fasterRoute, at: time))
     }
 
     private func appendTraveled(_ c: Coordinate) {
-        if let last = traveledPath.last, Geodesy.distanceMeters(last, c) < configuration.traveledPathMinimumStepMeters { return }
+        if let last = traveledPath.last, Geodesy.distanceMeters(last, c) < configuration.traveledPathMinimumStepMeters {
+            return
+        }
         traveledPath.append(c)
     }
 }

@@ -87,8 +87,10 @@ public final class NearestRoadSnapper: RoadSnappingProvider {
     public let mode: TravelMode
     public var configuration: NearestRoadSnapperConfiguration
 
-    public init(graph: RoadGraph, mode: TravelMode = .driving,
-                configuration: NearestRoadSnapperConfiguration = NearestRoadSnapperConfiguration()) {
+    public init(
+        graph: RoadGraph, mode: TravelMode = .driving,
+        configuration: NearestRoadSnapperConfiguration = NearestRoadSnapperConfiguration()
+    ) {
         self.graph = graph
         self.mode = mode
         self.configuration = configuration
@@ -98,7 +100,7 @@ public final class NearestRoadSnapper: RoadSnappingProvider {
 
     private func usableCourse(_ fix: RawFix) -> Double? {
         guard let course = fix.courseDegrees, course >= 0,
-              let speed = fix.speedMetersPerSecond, speed >= configuration.minimumSpeedForCourseMetersPerSecond
+            let speed = fix.speedMetersPerSecond, speed >= configuration.minimumSpeedForCourseMetersPerSecond
         else { return nil }
         return course
     }
@@ -108,17 +110,21 @@ public final class NearestRoadSnapper: RoadSnappingProvider {
         var match: RouteMatch?
         if let route = activeLeg {
             let c = configuration
-            match = route.project(fix.coordinate, fromMeters: route.progressMeters - c.windowBehindMeters,
-                                  toMeters: route.progressMeters + c.windowAheadMeters)
+            match = route.project(
+                fix.coordinate, fromMeters: route.progressMeters - c.windowBehindMeters,
+                toMeters: route.progressMeters + c.windowAheadMeters, near: route.progressMeters)
             if let m = match, m.distanceFromRouteMeters > c.routeCorridorMeters,
-               let wide = route.project(fix.coordinate, fromMeters: route.progressMeters - c.windowBehindMeters),
-               wide.distanceFromRouteMeters < m.distanceFromRouteMeters
+                let wide = route.project(fix.coordinate, fromMeters: route.progressMeters - c.windowBehindMeters),
+                wide.distanceFromRouteMeters < m.distanceFromRouteMeters
             {
                 match = wide
             }
             if let m = match, m.distanceFromRouteMeters <= c.routeCorridorMeters,
-               course.map({ route.courseAgrees($0, atDistance: m.distanceAlongLegMeters, toleranceDegrees: c.courseToleranceDegrees) })
-                ?? true
+                course.map({
+                    route.courseAgrees(
+                        $0, atDistance: m.distanceAlongLegMeters, toleranceDegrees: c.courseToleranceDegrees)
+                })
+                    ?? true
             {
                 return SnappedFix(
                     fix: fix, coordinate: m.point, edge: m.edge, offsetOnEdgeMeters: m.offsetOnEdgeMeters,
@@ -127,8 +133,9 @@ public final class NearestRoadSnapper: RoadSnappingProvider {
                     osmWayID: graph.osmWayID(of: m.edge), roadName: graph.name(of: m.edge))
             }
         }
-        let candidates = graph.nearestEdges(to: fix.coordinate, mode: mode, radiusMeters: configuration.searchRadiusMeters,
-                                            limit: 8)
+        let candidates = graph.nearestEdges(
+            to: fix.coordinate, mode: mode, radiusMeters: configuration.searchRadiusMeters,
+            limit: 8)
         var best: (snap: EdgeSnap, bearing: Double, score: Double)?
         for snap in candidates {
             let bearing = edgeBearing(snap.edge, offsetMeters: snap.offsetMeters)
@@ -139,13 +146,15 @@ public final class NearestRoadSnapper: RoadSnappingProvider {
             if best == nil || score < best!.score { best = (snap, bearing, score) }
         }
         guard let best else {
-            return SnappedFix(fix: fix, coordinate: fix.coordinate, edge: nil, offsetOnEdgeMeters: 0, isOnRoute: false,
-                              routeMatch: match, courseDegrees: nil, speedMetersPerSecond: fix.speedMetersPerSecond,
-                              speedLimitKph: nil, osmWayID: nil, roadName: nil)
+            return SnappedFix(
+                fix: fix, coordinate: fix.coordinate, edge: nil, offsetOnEdgeMeters: 0, isOnRoute: false,
+                routeMatch: match, courseDegrees: nil, speedMetersPerSecond: fix.speedMetersPerSecond,
+                speedLimitKph: nil, osmWayID: nil, roadName: nil)
         }
         let e = best.snap.edge
         return SnappedFix(
-            fix: fix, coordinate: best.snap.point, edge: e, offsetOnEdgeMeters: best.snap.offsetMeters, isOnRoute: false,
+            fix: fix, coordinate: best.snap.point, edge: e, offsetOnEdgeMeters: best.snap.offsetMeters,
+            isOnRoute: false,
             routeMatch: match, courseDegrees: best.bearing, speedMetersPerSecond: fix.speedMetersPerSecond,
             speedLimitKph: graph.speedLimitKph(of: e), osmWayID: graph.osmWayID(of: e), roadName: graph.name(of: e))
     }

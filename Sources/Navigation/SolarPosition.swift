@@ -14,7 +14,8 @@ public enum SolarPosition {
         let meanAnomaly = 357.52911 + t * (35999.05029 - 0.0001537 * t)
         let eccentricity = 0.016708634 - t * (0.000042037 + 0.0000001267 * t)
         let m = meanAnomaly * rad
-        let center = sin(m) * (1.914602 - t * (0.004817 + 0.000014 * t)) + sin(2 * m) * (0.019993 - 0.000101 * t)
+        let center =
+            sin(m) * (1.914602 - t * (0.004817 + 0.000014 * t)) + sin(2 * m) * (0.019993 - 0.000101 * t)
             + sin(3 * m) * 0.000289
         let trueLongitude = meanLongitude + center
         let omega = (125.04 - 1934.136 * t) * rad
@@ -24,9 +25,11 @@ public enum SolarPosition {
         let declination = asin(sin(obliquity) * sin(apparentLongitude * rad))
         let y = pow(tan(obliquity / 2), 2)
         let l0 = meanLongitude * rad
-        let equationOfTimeMinutes = 4 / rad * (y * sin(2 * l0) - 2 * eccentricity * sin(m)
-            + 4 * eccentricity * y * sin(m) * cos(2 * l0) - 0.5 * y * y * sin(4 * l0)
-            - 1.25 * eccentricity * eccentricity * sin(2 * m))
+        let equationOfTimeMinutes =
+            4 / rad
+            * (y * sin(2 * l0) - 2 * eccentricity * sin(m)
+                + 4 * eccentricity * y * sin(m) * cos(2 * l0) - 0.5 * y * y * sin(4 * l0)
+                - 1.25 * eccentricity * eccentricity * sin(2 * m))
         let secondsOfDay = date.timeIntervalSince1970.truncatingRemainder(dividingBy: 86_400)
         let minutesUTC = (secondsOfDay < 0 ? secondsOfDay + 86_400 : secondsOfDay) / 60
         var trueSolarMinutes = (minutesUTC + equationOfTimeMinutes + 4 * coordinate.longitude)
@@ -34,7 +37,8 @@ public enum SolarPosition {
         if trueSolarMinutes < 0 { trueSolarMinutes += 1440 }
         let hourAngle = (trueSolarMinutes / 4 < 0 ? trueSolarMinutes / 4 + 180 : trueSolarMinutes / 4 - 180) * rad
         let latitude = coordinate.latitude * rad
-        let cosZenith = min(1, max(-1, sin(latitude) * sin(declination) + cos(latitude) * cos(declination) * cos(hourAngle)))
+        let cosZenith = min(
+            1, max(-1, sin(latitude) * sin(declination) + cos(latitude) * cos(declination) * cos(hourAngle)))
         let elevation = 90 - acos(cosZenith) / rad
         return elevation + refractionDegrees(elevation)
     }

@@ -29,15 +29,18 @@ struct SpeedingMonitor {
     }
 
     /// An event when the severity changed or the percentage moved by the report step; nil otherwise.
-    mutating func update(speedMetersPerSecond: Double?, limitKph: Double?, wayID: Int64?, options: SpeedAlertOptions,
-                         at time: Date) -> SpeedingEvent? {
+    mutating func update(
+        speedMetersPerSecond: Double?, limitKph: Double?, wayID: Int64?, options: SpeedAlertOptions,
+        at time: Date
+    ) -> SpeedingEvent? {
         guard let speed = speedMetersPerSecond, speed >= 0, speed.isFinite, let limit = limitKph, limit > 0 else {
             aboveMinorSince = nil
             guard severity != .unknown else { return nil }
             severity = .unknown
             lastPercentage = -1
-            return SpeedingEvent(timestamp: time, percentageAboveLimit: -1, severity: .unknown,
-                                 speedKph: speedMetersPerSecond.map { $0 * 3.6 }, speedLimitKph: limitKph, osmWayID: wayID)
+            return SpeedingEvent(
+                timestamp: time, percentageAboveLimit: -1, severity: .unknown,
+                speedKph: speedMetersPerSecond.map { $0 * 3.6 }, speedLimitKph: limitKph, osmWayID: wayID)
         }
         let kph = speed * 3.6
         let excess = kph / limit - 1
@@ -57,18 +60,22 @@ struct SpeedingMonitor {
         }
         var upgraded = false
         if let duration = options.severityUpgradeDurationSeconds, let since = aboveMinorSince,
-           time.timeIntervalSince(since) > duration
+            time.timeIntervalSince(since) > duration
         {
             upgraded = true
         }
         let next: SpeedAlertSeverity = isMajor || upgraded ? .major : (isMinor ? .minor : .notSpeeding)
         let previousPercentage = lastPercentage
-        let moved = previousPercentage.map { abs($0 - percentage) >= configuration.percentageReportStep
-            || ($0 != 0) != (percentage != 0) } ?? true
+        let moved =
+            previousPercentage.map {
+                abs($0 - percentage) >= configuration.percentageReportStep
+                    || ($0 != 0) != (percentage != 0)
+            } ?? true
         guard next != severity || moved else { return nil }
         severity = next
         lastPercentage = percentage
-        return SpeedingEvent(timestamp: time, percentageAboveLimit: percentage, severity: next, speedKph: kph,
-                             speedLimitKph: limit, osmWayID: wayID)
+        return SpeedingEvent(
+            timestamp: time, percentageAboveLimit: percentage, severity: next, speedKph: kph,
+            speedLimitKph: limit, osmWayID: wayID)
     }
 }

@@ -79,7 +79,9 @@ public struct TrafficModel: Sendable {
 
     /// Travel-time multiplier (≥ 1) for an edge of `wayID` whose free-flow speed is `freeFlowKph`, and whether
     /// any live observation covers the way.
-    public func durationMultiplier(wayID: Int64, freeFlowKph: Double, at time: Date) -> (multiplier: Double, covered: Bool) {
+    public func durationMultiplier(wayID: Int64, freeFlowKph: Double, at time: Date) -> (
+        multiplier: Double, covered: Bool
+    ) {
         var totalWeight = 0.0, weightedSlowdown = 0.0
         if let o = feed[wayID] {
             let w = weight(o, at: time)
@@ -112,8 +114,9 @@ public struct TrafficSnapshot: EdgeTravelTimeAdjusting {
     public var lowerBoundFactor: Double { 1 }
 
     public func durationSeconds(of edge: EdgeID, mode: TravelMode, freeFlowSeconds: Double) -> Double {
-        let m = model.durationMultiplier(wayID: graph.osmWayID(of: edge), freeFlowKph: graph.freeFlowSpeedKph(of: edge, mode: mode),
-                                         at: time)
+        let m = model.durationMultiplier(
+            wayID: graph.osmWayID(of: edge), freeFlowKph: graph.freeFlowSpeedKph(of: edge, mode: mode),
+            at: time)
         return freeFlowSeconds * m.multiplier
     }
 }

@@ -52,13 +52,16 @@ public struct TripEvaluator {
     ///   - leaveAfterFraction: when set, the drive leaves the route at the first junction past this fraction of
     ///     the first leg and never comes back (the evaluation then stops after the reroute).
     ///   - step: how each fix is processed (time it, or pass `{ $0.process($1) }`).
-    public func run(origin: Coordinate, waypoints: [Coordinate], knownTraffic: Bool = false,
-                    leaveAfterFraction: Double? = nil, seed: UInt64,
-                    step: (NavigatorCore, RawFix) -> [NavigationEvent] = { $0.process($1) }) -> TripResult? {
+    public func run(
+        origin: Coordinate, waypoints: [Coordinate], knownTraffic: Bool = false,
+        leaveAfterFraction: Double? = nil, seed: UInt64,
+        step: (NavigatorCore, RawFix) -> [NavigationEvent] = { $0.process($1) }
+    ) -> TripResult? {
         let router = Router(graph: graph)
         var configuration = self.configuration
         if knownTraffic { configuration.fasterRouteMinimumSavingSeconds = .infinity }
-        let snapper: any RoadSnappingProvider = snapping == .mapMatcher
+        let snapper: any RoadSnappingProvider =
+            snapping == .mapMatcher
             ? MapMatcherSnapper(index: index) : NearestRoadSnapper(graph: graph)
         let nav = NavigatorCore(graph: graph, router: router, snapper: snapper, configuration: configuration)
         nav.stopGuidanceAtArrival = false
@@ -66,15 +69,19 @@ public struct TripEvaluator {
         // simulated drive follows the navigator's own route.
         var originRNG = SplitMix64(seed: seed &+ 5000)
         let firstFix = RawFix(
-            coordinate: LocalProjection(origin: origin).unproject(x: noise.positionSigmaMeters * originRNG.normal(),
-                                                                  y: noise.positionSigmaMeters * originRNG.normal()),
+            coordinate: LocalProjection(origin: origin).unproject(
+                x: noise.positionSigmaMeters * originRNG.normal(),
+                y: noise.positionSigmaMeters * originRNG.normal()),
             timestamp: Date(timeIntervalSince1970: noise.startTimestamp - noise.fixIntervalSeconds),
             horizontalAccuracyMeters: noise.reportedAccuracyMeters, speedMetersPerSecond: 0)
         _ = step(nav, firstFix)
-        guard nav.setDestinations(waypoints.map { NavigationWaypoint(coordinate: $0) }, at: firstFix.timestamp).status == .ok else {
+        guard
+            nav.setDestinations(waypoints.map { NavigationWaypoint(coordinate: $0) }, at: firstFix.timestamp).status
+                == .ok
+        else {
             return nil
         }
-        let route = (legs: nav.remainingRouteLegs, unused: 0)
+        let plannedLegs = nav.remainingRouteLegs
 
         // Drive every leg (or the leaving drive), stopping at each end.
         var fixes: [LocationFix] = []
@@ -84,16 +91,20 @@ public struct TripEvaluator {
         var offRouteTruthTime: Double?
         var corridorExitTruthTime: Double?
         var clock = noise.startTimestamp
-        for (i, leg) in route.legs.enumerated() {
+        for (i, leg) in plannedLegs.enumerated() {
             var config = noise
             config.startTimestamp = clock
             config.seed = seed &+ UInt64(i) &* 7919
             let simulator = DriveSimulator(index: index, configuration: config)
-            let scale = { (p: RoadPosition) in p.offsetMeters * index.length(of: p.edge) / max(graph.lengthMeters(of: p.edge), 1e-9) }
+            let scale = { (p: RoadPosition) in
+                p.offsetMeters * index.length(of: p.edge) / max(graph.lengthMeters(of: p.edge), 1e-9)
+            }
             var edges = leg.edges
             var endOffset: Double? = scale(leg.end)
             if i == 0, let fraction = leaveAfterFraction {
-                guard let leaving = leavingEdges(leg: leg, afterFraction: fraction, router: router, destination: leg.end.point)
+                guard
+                    let leaving = leavingEdges(
+                        leg: leg, afterFraction: fraction, router: router, destination: leg.end.point)
                 else { return nil }
                 edges = leaving.edges
                 endOffset = nil
@@ -109,9 +120,11 @@ public struct TripEvaluator {
                 let onRoute = Set(leg.edges)
                 offRouteTruthTime = drive.truth.first { !onRoute.contains($0.edge) && $0.offsetMeters > 1 }?.timestamp
                 let original = ActiveLeg(leg: leg, graph: graph)
-                corridorExitTruthTime = drive.truth.first {
-                    $0.timestamp >= (offRouteTruthTime ?? .infinity) && (original.project($0.coordinate)?.distanceFromRouteMeters ?? 0) > 10
-                }?.timestamp
+                corridorExitTruthTime =
+                    drive.truth.first {
+                        $0.timestamp >= (offRouteTruthTime ?? .infinity)
+                            && (original.project($0.coordinate)?.distanceFromRouteMeters ?? 0) > 10
+                    }?.timestamp
                 if (original.project(last.coordinate)?.distanceFromRouteMeters ?? 0) < 50 {
                     log?("skipped: the leaving road stays within 50 m of the route")
                     return nil
@@ -120,12 +133,14 @@ public struct TripEvaluator {
             }
             if Geodesy.distanceMeters(last.coordinate, leg.end.point) > 30 {
                 // TraceSimulation stopped short of the leg's end (seen on a few Helsinki legs): not a navigator case.
-                log?("skipped: the simulated drive of leg \(i) ends \(Int(Geodesy.distanceMeters(last.coordinate, leg.end.point))) m "
-                    + "from the leg's end")
+                log?(
+                    "skipped: the simulated drive of leg \(i) ends \(Int(Geodesy.distanceMeters(last.coordinate, leg.end.point))) m "
+                        + "from the leg's end")
                 return nil
             }
-            legEndTruthTime.append(drive.truth.first { $0.distanceMeters >= (drive.truth.last?.distanceMeters ?? 0) - 2 }?.timestamp
-                ?? last.timestamp)
+            legEndTruthTime.append(
+                drive.truth.first { $0.distanceMeters >= (drive.truth.last?.distanceMeters ?? 0) - 2 }?.timestamp
+                    ?? last.timestamp)
             // Stand at the waypoint (the simulator's last sample may precede the stop by one interval): noisy
             // fixes around the leg's end, speed 0.
             var rng = SplitMix64(seed: seed &+ 1000 &+ UInt64(i))
@@ -135,10 +150,13 @@ public struct TripEvaluator {
             parked.speedMetersPerSecond = 0
             parked.distanceMeters = max(last.distanceMeters, leg.distanceMeters)
             while t < last.timestamp + dwellSeconds {
-                let p = LocalProjection(origin: parked.coordinate).unproject(x: noise.positionSigmaMeters * rng.normal(),
-                                                                               y: noise.positionSigmaMeters * rng.normal())
-                fixes.append(LocationFix(coordinate: p, timestamp: t, speedMetersPerSecond: 0,
-                                         horizontalAccuracyMeters: noise.reportedAccuracyMeters))
+                let p = LocalProjection(origin: parked.coordinate).unproject(
+                    x: noise.positionSigmaMeters * rng.normal(),
+                    y: noise.positionSigmaMeters * rng.normal())
+                fixes.append(
+                    LocationFix(
+                        coordinate: p, timestamp: t, speedMetersPerSecond: 0,
+                        horizontalAccuracyMeters: noise.reportedAccuracyMeters))
                 var standing = parked
                 standing.timestamp = t
                 truth.append(standing)
@@ -153,15 +171,18 @@ public struct TripEvaluator {
             // A feed reports the flow speed between junctions: the median moving speed on each way (stops and
             // junction slow-downs are the junction model's business).
             var speeds: [Int64: [Double]] = [:]
-            for sample in truth where sample.speedMetersPerSecond > 2 { speeds[sample.osmWayID, default: []].append(sample.speedMetersPerSecond) }
+            for sample in truth where sample.speedMetersPerSecond > 2 {
+                speeds[sample.osmWayID, default: []].append(sample.speedMetersPerSecond)
+            }
             observations = speeds.map { way, list in
                 TrafficObservation(osmWayID: way, speedKph: list.sorted()[list.count / 2] * 3.6, observedAt: start)
             }
         }
         let raw = fixes.map {
-            RawFix(coordinate: $0.coordinate, timestamp: Date(timeIntervalSince1970: $0.timestamp),
-                   horizontalAccuracyMeters: $0.horizontalAccuracyMeters, courseDegrees: $0.courseDegrees,
-                   speedMetersPerSecond: $0.speedMetersPerSecond)
+            RawFix(
+                coordinate: $0.coordinate, timestamp: Date(timeIntervalSince1970: $0.timestamp),
+                horizontalAccuracyMeters: $0.horizontalAccuracyMeters, courseDegrees: $0.courseDegrees,
+                speedMetersPerSecond: $0.speedMetersPerSecond)
         }
         guard let first = raw.first else { return nil }
         if knownTraffic {
@@ -169,21 +190,23 @@ public struct TripEvaluator {
             _ = nav.updateTraffic(observations, at: first.timestamp)
         }
         if let log, let summary = nav.currentRouteLeg, leaveAfterFraction == nil {
-            let leg = route.legs[0]
+            let leg = plannedLegs[0]
             let legTruth = truth[0..<(legTruthStartIndex.count > 1 ? legTruthStartIndex[1] : truth.count)]
             let movingTime = zip(legTruth, legTruth.dropFirst()).filter { $0.0.speedMetersPerSecond > 0.1 }.count
             let stoppedTime = zip(legTruth, legTruth.dropFirst()).filter { $0.0.speedMetersPerSecond <= 0.1 }.count
             let signals = leg.edges.dropLast().filter { graph.flags(of: $0).contains(.trafficSignalsAtTarget) }.count
-            log("leg 0: \(Int(leg.distanceMeters)) m, \(leg.edges.count) edges, \(signals) signals; free flow \(Int(leg.durationSeconds)) s, "
-                + "model \(Int(summary.durationSeconds)) s, actual \(Int(legEndTruthTime[0] - truth[0].timestamp)) s "
-                + "(fix-steps moving \(movingTime), stopped \(stoppedTime), interval \(noise.fixIntervalSeconds))")
+            log(
+                "leg 0: \(Int(leg.distanceMeters)) m, \(leg.edges.count) edges, \(signals) signals; free flow \(Int(leg.durationSeconds)) s, "
+                    + "model \(Int(summary.durationSeconds)) s, actual \(Int(legEndTruthTime[0] - truth[0].timestamp)) s "
+                    + "(fix-steps moving \(movingTime), stopped \(stoppedTime), interval \(noise.fixIntervalSeconds))")
         }
-        var result = TripResult(arrivalCounts: Array(repeating: 0, count: waypoints.count),
-                                arrivalRemainingMeters: Array(repeating: nil, count: waypoints.count),
-                                arrivalDistanceMeters: Array(repeating: nil, count: waypoints.count), reroutes: 0,
-                                midTripTimeError: nil, fixesToReroute: nil,
-                                fixesToRerouteAfterCorridorExit: nil, fixCount: raw.count)
-        let firstLegLength = route.legs[0].distanceMeters
+        var result = TripResult(
+            arrivalCounts: Array(repeating: 0, count: waypoints.count),
+            arrivalRemainingMeters: Array(repeating: nil, count: waypoints.count),
+            arrivalDistanceMeters: Array(repeating: nil, count: waypoints.count), reroutes: 0,
+            midTripTimeError: nil, fixesToReroute: nil,
+            fixesToRerouteAfterCorridorExit: nil, fixCount: raw.count)
+        let firstLegLength = plannedLegs[0].distanceMeters
         var midRecorded = false
         var offFixes = 0
         var corridorFixes = 0
@@ -192,13 +215,22 @@ public struct TripEvaluator {
             let sample = truth[i]
             if let leaving = offRouteTruthTime, sample.timestamp >= leaving { offFixes += 1 }
             if let exit = corridorExitTruthTime, sample.timestamp >= exit { corridorFixes += 1 }
+            let legBefore = nav.activeLeg
             let events = step(nav, fix)
             for case .location(let l) in events { recentOnRoute.append(l.isOnRoute) }
             if let log, leaveAfterFraction != nil, offFixes > 0, result.fixesToReroute == nil {
                 let leg = nav.activeLeg
-                let m = leg?.project(fix.coordinate, fromMeters: (leg?.progressMeters ?? 0) - 60, toMeters: (leg?.progressMeters ?? 0) + 600)
-                let agrees = m.flatMap { mm in fix.courseDegrees.map { leg!.courseAgrees($0, atDistance: mm.distanceAlongLegMeters, toleranceDegrees: 60) } }
-                log("  off fix \(offFixes): onRoute \(recentOnRoute.last ?? false) raw-to-leg \(Int(m?.distanceFromRouteMeters ?? -1)) m, course \(Int(fix.courseDegrees ?? -1)) agrees \(agrees.map { String($0) } ?? "-"), speed \(fix.speedMetersPerSecond ?? -1), truth-to-leg \(Int(leg?.project(sample.coordinate)?.distanceFromRouteMeters ?? -1)) m")
+                let m = leg?.project(
+                    fix.coordinate, fromMeters: (leg?.progressMeters ?? 0) - 60,
+                    toMeters: (leg?.progressMeters ?? 0) + 600)
+                let agrees = m.flatMap { mm in
+                    fix.courseDegrees.map {
+                        leg!.courseAgrees($0, atDistance: mm.distanceAlongLegMeters, toleranceDegrees: 60)
+                    }
+                }
+                log(
+                    "  off fix \(offFixes): onRoute \(recentOnRoute.last ?? false) raw-to-leg \(Int(m?.distanceFromRouteMeters ?? -1)) m, course \(Int(fix.courseDegrees ?? -1)) agrees \(agrees.map { String($0) } ?? "-"), speed \(fix.speedMetersPerSecond ?? -1), truth-to-leg \(Int(leg?.project(sample.coordinate)?.distanceFromRouteMeters ?? -1)) m"
+                )
             }
             if !midRecorded && leaveAfterFraction == nil && nav.destinations.first?.index == 0
                 && sample.distanceMeters >= firstLegLength / 2
@@ -214,17 +246,39 @@ public struct TripEvaluator {
                     if result.arrivalRemainingMeters[a.waypoint.index] == nil {
                         let legIndex = a.waypoint.index
                         let legStart = legTruthStartIndex[legIndex]
-                        let legTruth = truth[legStart..<min(truth.count, legIndex + 1 < legTruthStartIndex.count ? legTruthStartIndex[legIndex + 1] : truth.count)]
+                        let legTruth = truth[
+                            legStart..<min(
+                                truth.count,
+                                legIndex + 1 < legTruthStartIndex.count ? legTruthStartIndex[legIndex + 1] : truth.count
+                            )]
                         let total = legTruth.map(\.distanceMeters).max() ?? 0
                         result.arrivalRemainingMeters[legIndex] = total - sample.distanceMeters
-                        result.arrivalDistanceMeters[legIndex] = Geodesy.distanceMeters(sample.coordinate, route.legs[legIndex].end.point)
+                        result.arrivalDistanceMeters[legIndex] = Geodesy.distanceMeters(
+                            sample.coordinate, plannedLegs[legIndex].end.point)
+                        if let m = result.arrivalRemainingMeters[legIndex], m > 30 {
+                            log?(
+                                "early arrival at waypoint \(legIndex): \(Int(m)) m along still to go, "
+                                    + "\(Int(result.arrivalDistanceMeters[legIndex] ?? -1)) m straight; true speed \(sample.speedMetersPerSecond), "
+                                    + "fix speed \(fix.speedMetersPerSecond ?? -1), vehicle at \(Int(Geodesy.distanceMeters(a.vehicleCoordinate, plannedLegs[legIndex].end.point))) m by the navigator"
+                            )
+                        }
                     }
                     if a.remainingWaypoints > 0 { _ = nav.continueToNextDestination(at: fix.timestamp) }
                 case .routeChanged(let r) where r.reason == .offRoute || r.reason == .fasterRoute:
                     result.reroutes += 1
-                    log?("fix \(i) t=\(sample.timestamp - noise.startTimestamp) \(r.reason.rawValue): truth edge \(sample.edge) way \(sample.osmWayID) "
-                        + "speed \(sample.speedMetersPerSecond) dist \(sample.distanceMeters); fix off truth "
-                        + "\(Geodesy.distanceMeters(fix.coordinate, sample.coordinate)) m; recent onRoute \(recentOnRoute.suffix(6))")
+                    log?(
+                        "fix \(i) t=\(sample.timestamp - noise.startTimestamp) \(r.reason.rawValue): truth edge \(sample.edge) way \(sample.osmWayID) "
+                            + "speed \(sample.speedMetersPerSecond) dist \(sample.distanceMeters); fix off truth "
+                            + "\(Geodesy.distanceMeters(fix.coordinate, sample.coordinate)) m; recent onRoute \(recentOnRoute.suffix(6))"
+                    )
+                    if let log, let leg = legBefore {
+                        let m = leg.project(fix.coordinate)
+                        let t = leg.project(sample.coordinate)
+                        log("    old leg: progress \(Int(leg.progressMeters)) of \(Int(leg.lengthMeters)); fix at along \(Int(m?.distanceAlongLegMeters ?? -1)) "
+                            + "\(Int(m?.distanceFromRouteMeters ?? -1)) m off, bearing there \(Int(m?.routeBearingDegrees ?? -1)); truth at along "
+                            + "\(Int(t?.distanceAlongLegMeters ?? -1)) \(Int(t?.distanceFromRouteMeters ?? -1)) m off; fix course \(Int(fix.courseDegrees ?? -1)) "
+                            + "truth course \(Int(sample.courseDegrees)); leg edges \(leg.leg.edges.prefix(3)) truth edge \(sample.edge)")
+                    }
                     if leaveAfterFraction != nil, result.fixesToReroute == nil, offFixes > 0 {
                         result.fixesToReroute = offFixes
                         result.fixesToRerouteAfterCorridorExit = corridorFixes
@@ -238,10 +292,11 @@ public struct TripEvaluator {
             let end = nav.currentRouteLeg?.destinationCoordinate
             let vehicle = truth.last!.coordinate
             let closest = nav.activeLeg.flatMap { $0.project(vehicle) }
-            log?("waypoint \(k): \(count) arrivals; remaining at end \(nav.distanceToNextDestination) m; current \(nav.destinations.first?.index ?? -1); "
-                + "vehicle to leg end \(end.map { Geodesy.distanceMeters($0, vehicle) } ?? -1) m; vehicle nearest leg point at along "
-                + "\(closest?.distanceAlongLegMeters ?? -1) of \(nav.activeLeg?.lengthMeters ?? -1), \(closest?.distanceFromRouteMeters ?? -1) m off; "
-                + "truth route end \(Geodesy.distanceMeters(route.legs[k].end.point, vehicle)) m")
+            log?(
+                "waypoint \(k): \(count) arrivals; remaining at end \(nav.distanceToNextDestination) m; current \(nav.destinations.first?.index ?? -1); "
+                    + "vehicle to leg end \(end.map { Geodesy.distanceMeters($0, vehicle) } ?? -1) m; vehicle nearest leg point at along "
+                    + "\(closest?.distanceAlongLegMeters ?? -1) of \(nav.activeLeg?.lengthMeters ?? -1), \(closest?.distanceFromRouteMeters ?? -1) m off; "
+                    + "truth route end \(Geodesy.distanceMeters(plannedLegs[k].end.point, vehicle)) m")
         }
         return result
     }
@@ -271,17 +326,22 @@ public struct TripEvaluator {
             var current = branch
             while length < 400 {
                 let back = graph.reverseEdge(of: current)
-                guard let continuation = graph.outgoingEdges(of: graph.target(of: current)).first(where: {
-                    $0 != back && !onRoute.contains($0) && graph.access(of: $0).contains(.driving)
-                        && graph.isTurnAllowed(from: current, to: $0, mode: .driving) && !edges.contains($0)
-                }) else { break }
+                guard
+                    let continuation = graph.outgoingEdges(of: graph.target(of: current)).first(where: {
+                        $0 != back && !onRoute.contains($0) && graph.access(of: $0).contains(.driving)
+                            && graph.isTurnAllowed(from: current, to: $0, mode: .driving) && !edges.contains($0)
+                    })
+                else { break }
                 edges.append(continuation)
                 length += graph.lengthMeters(of: continuation)
                 current = continuation
             }
             let end = graph.geometry(of: current).last!
-            let back = router.route(RouteRequest(origin: Waypoint(end, preferredHeadingDegrees: index.bearing(on: current, at: index.length(of: current))),
-                                                 destinations: [Waypoint(destination)]))
+            let back = router.route(
+                RouteRequest(
+                    origin: Waypoint(
+                        end, preferredHeadingDegrees: index.bearing(on: current, at: index.length(of: current))),
+                    destinations: [Waypoint(destination)]))
             if length >= 60 && back.status == .ok { return (edges, k + 1) }
         }
         return nil

@@ -65,6 +65,9 @@ public struct DriveSimulationConfiguration: Sendable, Hashable {
     public var stopProbabilityAtSignals: Double = 0.5
     /// Chance of stopping at any other junction (give way, traffic). Default 0.1.
     public var stopProbabilityAtJunctions: Double = 0.1
+    /// Vehicles stop this far before the junction node (the stop line), metres; 2 m before a traffic-signal node
+    /// (OSM puts the signal at the stop line). Never nearer than a third of a short edge to either end. Default 6.
+    public var stopLineSetbackMeters: Double = 6
     /// Length of a stop, seconds. Default 5...40.
     public var stopDurationSeconds: ClosedRange<Double> = 5...40
     /// Fixes are dropped inside tunnels. Default true.
@@ -182,7 +185,14 @@ public struct DriveSimulator {
                 stop = Double.random(in: configuration.stopDurationSeconds, using: &rng)
                 speed = 0
             }
-            if speed.isFinite && at > begin && at < finish { constraints.append(Constraint(at: at, speed: speed, stopSeconds: stop)) }
+            // Stop lines lie a little before the junction (at a signal node: just before the signal), and never at
+            // either end of a short edge (where a car would stand on the junction itself).
+            let setback = graph.flags(of: e).contains(.trafficSignalsAtTarget) ? 2.0 : configuration.stopLineSetbackMeters
+            let length = index.length(of: e)
+            let stopAt = stop > 0 ? at - min(max(setback, min(2, length / 3)), length * 2 / 3) : at
+            if speed.isFinite && stopAt > begin && at < finish {
+                constraints.append(Constraint(at: stopAt, speed: speed, stopSeconds: stop))
+            }
         }
         constraints.append(Constraint(at: finish, speed: 0, stopSeconds: 0))
 

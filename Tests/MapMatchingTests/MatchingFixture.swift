@@ -72,10 +72,14 @@ struct MatchingFixture {
     }
 
     /// A simulated drive along a letter path.
-    func drive(_ letters: String, _ configure: (inout DriveSimulationConfiguration) -> Void = { _ in }) -> SimulatedDrive {
+    /// `margin` metres are left out at both ends (a start exactly on a junction is ambiguous by nature).
+    func drive(_ letters: String, margin: Double = 0,
+               _ configure: (inout DriveSimulationConfiguration) -> Void = { _ in }) -> SimulatedDrive {
         var c = DriveSimulationConfiguration()
         configure(&c)
-        return DriveSimulator(index: index, configuration: c).drive(edges: path(letters))
+        let edges = path(letters)
+        return DriveSimulator(index: index, configuration: c)
+            .drive(edges: edges, startOffset: margin, endOffset: index.length(of: edges.last!) - margin)
     }
 }
 

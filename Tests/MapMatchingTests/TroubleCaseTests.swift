@@ -32,10 +32,10 @@ import TraceSimulation
                 FixtureRoad(nodes: "AC", name: "West link"), FixtureRoad(nodes: "BD", name: "East link"),
             ])
         for seed: UInt64 in 1...3 {
-            let main = f.drive("AB") { $0.positionSigmaMeters = 6; $0.outlierProbability = 0; $0.seed = seed }
+            let main = f.drive("AB", margin: 30) { $0.positionSigmaMeters = 6; $0.outlierProbability = 0; $0.seed = seed }
             let outMain = matchAll(f, main.fixes)
             #expect(wayAccuracy(outMain, main) >= 0.95, "seed \(seed) main road")
-            let service = f.drive("CD") { $0.positionSigmaMeters = 6; $0.outlierProbability = 0; $0.seed = seed }
+            let service = f.drive("CD", margin: 30) { $0.positionSigmaMeters = 6; $0.outlierProbability = 0; $0.seed = seed }
             let outService = matchAll(f, service.fixes)
             #expect(wayAccuracy(outService, service) >= 0.95, "seed \(seed) service road")
         }
@@ -110,6 +110,36 @@ import TraceSimulation
             var sequence: [Int64] = []
             for o in out where sequence.last != o.osmWayID { sequence.append(o.osmWayID) }
             #expect(sequence == [f.way("North"), f.way("Ring"), f.way("East")], "seed \(seed)")
+        }
+    }
+
+    @Test func loopRoundTheBlockIsFollowedTwice() throws {
+        let f = try MatchingFixture("""
+            A--------------------B
+            |                    |
+            |                    |
+            |                    |
+            |                    |
+            |                    |
+            |                    |
+            |                    |
+            D--------------------C
+            """, roads: [
+                FixtureRoad(nodes: "AB", name: "North"), FixtureRoad(nodes: "BC", name: "East"),
+                FixtureRoad(nodes: "CD", name: "South"), FixtureRoad(nodes: "DA", name: "West"),
+            ])
+        for seed: UInt64 in 1...3 {
+            let drive = f.drive("ABCDABCDA", margin: 10) {
+                $0.positionSigmaMeters = 5; $0.outlierProbability = 0; $0.seed = seed; $0.stopProbabilityAtJunctions = 0
+            }
+            let out = matchAll(f, drive.fixes)
+            #expect(wayAccuracy(out, drive) >= 0.95, "seed \(seed)")
+            var sequence: [Int64] = []
+            for o in out where sequence.last != o.osmWayID { sequence.append(o.osmWayID) }
+            let names = ["North", "East", "South", "West", "North", "East", "South", "West"]
+            #expect(sequence == names.map { f.way($0) }, "seed \(seed)")
+            // Clockwise all the way: no output runs against the loop's direction.
+            #expect(out.allSatisfy { o in ["AB", "BC", "CD", "DA"].contains { f.edges[$0] == o.edge } }, "seed \(seed)")
         }
     }
 

@@ -28,19 +28,20 @@ private func only(_ kinds: Set<String>, _ lines: [String]) -> [String] {
         var events = nav.process(RawFix(coordinate: roads["A"], timestamp: t0, speedMetersPerSecond: 0))
         events += nav.setDestinations([NavigationWaypoint(coordinate: roads["B"], title: "B")], at: t0).events
         events += nav.process(drive(roads.path("AB"), speed: 10, from: t0.addingTimeInterval(1), stopSeconds: 5))
-        #expect(transcript(events) == [
-            "speeding(0% notSpeeding)", "lighting(normal)",
-            // Free flow 50 km/h at the start; the own 10 m/s (smoothed, so ramping up) takes over on the way.
-            "route(destinationsSet ok leg=0 legs=1)", "time(29)", "distance(400)",
-            "time(43)", "time(32)", "distance(300)", "time(21)", "distance(200)", "time(11)", "distance(100)",
-            "arrival(0 'B' left=0)",
-        ])
+        #expect(
+            transcript(events) == [
+                "speeding(0% notSpeeding)", "lighting(normal)",
+                // Free flow 50 km/h at the start; the own 10 m/s (smoothed, so ramping up) takes over on the way.
+                "route(destinationsSet ok leg=0 legs=1)", "time(29)", "distance(400)",
+                "time(43)", "time(32)", "distance(300)", "time(21)", "distance(200)", "time(11)", "distance(100)",
+                "arrival(0 'B' left=0)",
+            ])
         #expect(!nav.isGuidanceActive)
         // Every event carries the time of the fix that caused it.
         let arrival = try #require(events.arrivals.first)
-        // At 380 m, the first fix within the 25 m arrival radius.
-        #expect(arrival.timestamp == t0.addingTimeInterval(1 + 38))
-        #expect(Geodesy.distanceMeters(arrival.vehicleCoordinate, roads["B"]) <= 25)
+        // At 390 m: the fix at 380 m is (by rounding) just outside the 20 m arrival radius.
+        #expect(arrival.timestamp == t0.addingTimeInterval(1 + 39))
+        #expect(Geodesy.distanceMeters(arrival.vehicleCoordinate, roads["B"]) <= 20)
     }
 
     @Test func eventsCarryRouteData() throws {
@@ -73,7 +74,8 @@ private func only(_ kinds: Set<String>, _ lines: [String]) -> [String] {
         #expect(events.remainingDistances.map { Int($0.remainingMeters.rounded()) } == [370, 340, 310, 280])
         #expect(events.remainingTimes.isEmpty)
         nav.distanceUpdateThresholdMeters = 10.5
-        let more = nav.process(Array(drive(roads.path("AB"), speed: 10, from: t0.addingTimeInterval(14), startOffset: 130).prefix(4)))
+        let more = nav.process(
+            Array(drive(roads.path("AB"), speed: 10, from: t0.addingTimeInterval(14), startOffset: 130).prefix(4)))
         #expect(more.remainingDistances.map { Int($0.remainingMeters.rounded()) } == [260, 240])
     }
 
@@ -81,9 +83,11 @@ private func only(_ kinds: Set<String>, _ lines: [String]) -> [String] {
         let roads = try straight()
         let nav = roads.navigator()
         _ = nav.process(RawFix(coordinate: roads["A"], timestamp: t0))
-        let set = nav.setDestinations([NavigationWaypoint(coordinate: roads["B"])], options: DestinationOptions(startsGuidance: false),
-                                      at: t0)
-        #expect(only(["route", "time", "distance"], transcript(set.events)) == ["route(destinationsSet ok leg=0 legs=1)"])
+        let set = nav.setDestinations(
+            [NavigationWaypoint(coordinate: roads["B"])], options: DestinationOptions(startsGuidance: false),
+            at: t0)
+        #expect(
+            only(["route", "time", "distance"], transcript(set.events)) == ["route(destinationsSet ok leg=0 legs=1)"])
         let events = nav.process(Array(drive(roads.path("AB"), speed: 10, from: t0.addingTimeInterval(1)).prefix(5)))
         #expect(events.remainingTimes.isEmpty && events.remainingDistances.isEmpty)
         let on = nav.setGuidanceActive(true, at: t0.addingTimeInterval(6))
@@ -102,8 +106,10 @@ private func only(_ kinds: Set<String>, _ lines: [String]) -> [String] {
         var rng = SeededGenerator(seed: 7)
         for i in 0..<300 {
             let c = offset(roads["B"], east: 10 * rng.gaussian(), north: 10 * rng.gaussian())
-            events += nav.process(RawFix(coordinate: c, timestamp: t0.addingTimeInterval(50 + Double(i)), horizontalAccuracyMeters: 10,
-                                         speedMetersPerSecond: 0.3))
+            events += nav.process(
+                RawFix(
+                    coordinate: c, timestamp: t0.addingTimeInterval(50 + Double(i)), horizontalAccuracyMeters: 10,
+                    speedMetersPerSecond: 0.3))
         }
         #expect(events.arrivals.count == 1)
         #expect(nav.isGuidanceActive)
@@ -118,9 +124,10 @@ private func only(_ kinds: Set<String>, _ lines: [String]) -> [String] {
         let nav = roads.navigator()
         _ = nav.process(RawFix(coordinate: roads["A"], timestamp: t0, speedMetersPerSecond: 0))
         _ = nav.setDestinations([NavigationWaypoint(coordinate: roads["B"])], at: t0)
-        var events = nav.process(drive(Array(roads.path("AB")), speed: 10, from: t0.addingTimeInterval(1)).filter {
-            Geodesy.distanceMeters($0.coordinate, roads["A"]) <= 355
-        })
+        var events = nav.process(
+            drive(Array(roads.path("AB")), speed: 10, from: t0.addingTimeInterval(1)).filter {
+                Geodesy.distanceMeters($0.coordinate, roads["A"]) <= 355
+            })
         // Parked 45 m short of B for ten minutes with σ = 8 m noise and 2 % outliers.
         var rng = SeededGenerator(seed: 11)
         let parked = PolylineGeometry.point(along: roads.path("AB"), offsetMeters: 355)!
@@ -128,9 +135,12 @@ private func only(_ kinds: Set<String>, _ lines: [String]) -> [String] {
             let outlier = Double.random(in: 0..<1, using: &rng) < 0.02
             let r = outlier ? Double.random(in: 50...150, using: &rng) : 0
             let angle = Double.random(in: 0..<(2 * .pi), using: &rng)
-            let c = offset(parked, east: 8 * rng.gaussian() + r * cos(angle), north: 8 * rng.gaussian() + r * sin(angle))
-            events += nav.process(RawFix(coordinate: c, timestamp: t0.addingTimeInterval(40 + Double(i)), horizontalAccuracyMeters: 10,
-                                         speedMetersPerSecond: 0))
+            let c = offset(
+                parked, east: 8 * rng.gaussian() + r * cos(angle), north: 8 * rng.gaussian() + r * sin(angle))
+            events += nav.process(
+                RawFix(
+                    coordinate: c, timestamp: t0.addingTimeInterval(40 + Double(i)), horizontalAccuracyMeters: 10,
+                    speedMetersPerSecond: 0))
         }
         #expect(events.arrivals.isEmpty)
         #expect(events.routeChanges.isEmpty)
@@ -142,8 +152,11 @@ private func only(_ kinds: Set<String>, _ lines: [String]) -> [String] {
         nav.timeUpdateThresholdSeconds = 1000
         nav.distanceUpdateThresholdMeters = 1000
         _ = nav.process(RawFix(coordinate: roads["A"], timestamp: t0, speedMetersPerSecond: 0))
-        let set = nav.setDestinations([NavigationWaypoint(coordinate: roads["B"], title: "B"),
-                                       NavigationWaypoint(coordinate: roads["C"], title: "C")], at: t0)
+        let set = nav.setDestinations(
+            [
+                NavigationWaypoint(coordinate: roads["B"], title: "B"),
+                NavigationWaypoint(coordinate: roads["C"], title: "C"),
+            ], at: t0)
         #expect(transcript(set.events) == ["route(destinationsSet ok leg=0 legs=2)", "time(29)", "distance(400)"])
         var events = nav.process(drive(roads.path("AB"), speed: 10, from: t0.addingTimeInterval(1), stopSeconds: 10))
         #expect(only(["arrival", "route"], transcript(events)) == ["arrival(0 'B' left=1)"])
@@ -196,7 +209,7 @@ private func only(_ kinds: Set<String>, _ lines: [String]) -> [String] {
         let distances = events.remainingDistances.map(\.remainingMeters)
         #expect(zip(distances, distances.dropFirst()).allSatisfy { $0 > $1 })
         // One event bridges the gap.
-        #expect(distances.contains { $0 < 900 - 150 && $0 > 900 - 760 - 20 } )
+        #expect(distances.contains { $0 < 900 - 150 && $0 > 900 - 760 - 20 })
     }
 
     @Test func placeIDsAndValidation() throws {
@@ -206,21 +219,34 @@ private func only(_ kinds: Set<String>, _ lines: [String]) -> [String] {
         }
         let roads = try straight()
         let nav = roads.navigator(placeResolver: Book(places: ["depot": roads["B"]]))
-        #expect(nav.setDestinations([NavigationWaypoint(coordinate: roads["B"])], at: t0).status == .locationUnavailable)
+        #expect(
+            nav.setDestinations([NavigationWaypoint(coordinate: roads["B"])], at: t0).status == .locationUnavailable)
         _ = nav.process(RawFix(coordinate: roads["A"], timestamp: t0))
         #expect(nav.setDestinations([], at: t0).status == .noWaypointsError)
-        let many = (0..<26).map { NavigationWaypoint(coordinate: offset(roads["A"], east: Double($0 * 10 + 20), north: 0)) }
+        let many = (0..<26).map {
+            NavigationWaypoint(coordinate: offset(roads["A"], east: Double($0 * 10 + 20), north: 0))
+        }
         #expect(nav.setDestinations(many, at: t0).status == .waypointError)
         #expect(nav.setDestinations([NavigationWaypoint(placeID: "")], at: t0).status == .waypointError)
         #expect(nav.setDestinations([NavigationWaypoint(placeID: "nowhere")], at: t0).status == .waypointError)
-        #expect(nav.setDestinations([NavigationWaypoint(coordinate: roads["B"], preferSameSideOfRoad: true,
-                                                        preferredHeadingDegrees: 90)], at: t0).status == .waypointError)
-        #expect(nav.setDestinations([NavigationWaypoint(coordinate: roads["B"], preferredHeadingDegrees: 400)], at: t0).status
-            == .waypointError)
-        #expect(nav.setDestinations([NavigationWaypoint(coordinate: Coordinate(latitude: 91, longitude: 0))], at: t0).status
-            == .waypointError)
-        let failed = nav.setDestinations([NavigationWaypoint(coordinate: roads["B"]), NavigationWaypoint(coordinate: roads["B"])],
-                                         at: t0)
+        #expect(
+            nav.setDestinations(
+                [
+                    NavigationWaypoint(
+                        coordinate: roads["B"], preferSameSideOfRoad: true,
+                        preferredHeadingDegrees: 90)
+                ], at: t0
+            ).status == .waypointError)
+        #expect(
+            nav.setDestinations([NavigationWaypoint(coordinate: roads["B"], preferredHeadingDegrees: 400)], at: t0)
+                .status
+                == .waypointError)
+        #expect(
+            nav.setDestinations([NavigationWaypoint(coordinate: Coordinate(latitude: 91, longitude: 0))], at: t0).status
+                == .waypointError)
+        let failed = nav.setDestinations(
+            [NavigationWaypoint(coordinate: roads["B"]), NavigationWaypoint(coordinate: roads["B"])],
+            at: t0)
         #expect(failed.status == .duplicateWaypointsError)
         #expect(transcript(failed.events) == ["route(destinationsSet duplicateWaypointsError leg=- legs=0)"])
         let byPlace = nav.setDestinations([NavigationWaypoint(placeID: "depot", title: "Depot")], at: t0)
@@ -236,8 +262,12 @@ private func only(_ kinds: Set<String>, _ lines: [String]) -> [String] {
         final class ArrivalsOnly: NavigatorListener {
             var arrivals: [String] = []
             var routes: [RouteChangeReason] = []
-            func navigator(_ navigator: Navigator, didArriveAt event: ArrivalEvent) { arrivals.append(event.waypoint.title) }
-            func navigator(_ navigator: Navigator, didChangeRoute event: RouteChangedEvent) { routes.append(event.reason) }
+            func navigator(_ navigator: Navigator, didArriveAt event: ArrivalEvent) {
+                arrivals.append(event.waypoint.title)
+            }
+            func navigator(_ navigator: Navigator, didChangeRoute event: RouteChangedEvent) {
+                routes.append(event.reason)
+            }
         }
         let roads = try straight()
         let navigator = Navigator(graph: roads.graph)
@@ -245,7 +275,9 @@ private func only(_ kinds: Set<String>, _ lines: [String]) -> [String] {
         navigator.add(listener: listener)
         navigator.process(RawFix(coordinate: roads["A"], timestamp: t0))
         #expect(navigator.setDestinations([NavigationWaypoint(coordinate: roads["B"], title: "B")], at: t0) == .ok)
-        for fix in drive(roads.path("AB"), speed: 10, from: t0.addingTimeInterval(1), stopSeconds: 3) { navigator.process(fix) }
+        for fix in drive(roads.path("AB"), speed: 10, from: t0.addingTimeInterval(1), stopSeconds: 3) {
+            navigator.process(fix)
+        }
         navigator.clearDestinations(at: t0.addingTimeInterval(100))
         #expect(listener.arrivals == ["B"])
         #expect(listener.routes == [.destinationsSet, .cleared])
@@ -254,8 +286,10 @@ private func only(_ kinds: Set<String>, _ lines: [String]) -> [String] {
     @Test func replayIsDeterministic() throws {
         let roads = try twoStops()
         var inputs: [NavigationInput] = [.fix(RawFix(coordinate: roads["A"], timestamp: t0))]
-        inputs.append(.setDestinations([NavigationWaypoint(coordinate: roads["B"]), NavigationWaypoint(coordinate: roads["C"])],
-                                       DestinationOptions(), at: t0))
+        inputs.append(
+            .setDestinations(
+                [NavigationWaypoint(coordinate: roads["B"]), NavigationWaypoint(coordinate: roads["C"])],
+                DestinationOptions(), at: t0))
         inputs += drive(roads.path("AB"), speed: 12, from: t0.addingTimeInterval(1), stopSeconds: 3).map { .fix($0) }
         inputs.append(.continueToNextDestination(at: t0.addingTimeInterval(40)))
         inputs += drive(roads.path("BC"), speed: 12, from: t0.addingTimeInterval(41), stopSeconds: 3).map { .fix($0) }

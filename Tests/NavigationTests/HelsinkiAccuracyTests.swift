@@ -14,8 +14,10 @@ private let helsinki = URL(fileURLWithPath: #filePath).deletingLastPathComponent
 
 /// Noisy simulated drives on the real Helsinki extract (σ = 8 m, 2 % outliers of 50–150 m), a few trips so the
 /// debug build stays quick; `NavigationBenchmark` runs the full set in release (figures in BENCHMARKS.md).
-@Suite(.enabled(if: FileManager.default.fileExists(atPath: helsinki.path),
-                "Helsinki.osm.pbf missing: run scripts/fetch-maps"))
+@Suite(
+    .enabled(
+        if: FileManager.default.fileExists(atPath: helsinki.path),
+        "Helsinki.osm.pbf missing: run scripts/fetch-maps"))
 struct HelsinkiAccuracyTests {
     static let graph: RoadGraph? = try? GraphImporter.buildGraph(input: helsinki).graph
 
@@ -23,7 +25,8 @@ struct HelsinkiAccuracyTests {
         let router = Router(graph: graph)
         var rng = SplitMix64(seed: 77)
         var drivable: [EdgeID] = []
-        for e in 0..<EdgeID(graph.edgeCount) where graph.access(of: e).contains(.driving) && graph.lengthMeters(of: e) > 30 {
+        for e in 0..<EdgeID(graph.edgeCount)
+        where graph.access(of: e).contains(.driving) && graph.lengthMeters(of: e) > 30 {
             drivable.append(e)
         }
         var out: [(Coordinate, Coordinate)] = []
@@ -32,8 +35,9 @@ struct HelsinkiAccuracyTests {
                 let g = graph.geometry(of: drivable[Int.random(in: 0..<drivable.count, using: &rng)])
                 return PolylineGeometry.point(along: g, offsetMeters: PolylineGeometry.lengthMeters(g) / 2)!
             }
-            if let d = router.route(RouteRequest(origin: Waypoint(points[0]), destinations: [Waypoint(points[1])])).route?.distanceMeters,
-               d > 800, d < 3000
+            if let d = router.route(RouteRequest(origin: Waypoint(points[0]), destinations: [Waypoint(points[1])]))
+                .route?.distanceMeters,
+                d > 800, d < 3000
             {
                 out.append((points[0], points[1]))
             }
@@ -68,7 +72,10 @@ struct HelsinkiAccuracyTests {
         evaluator.noise.reportedAccuracyMeters = 10
         var detected = 0, evaluated = 0
         for (i, trip) in trips(graph, count: 6).enumerated() {
-            guard let r = evaluator.run(origin: trip.0, waypoints: [trip.1], leaveAfterFraction: 0.4, seed: UInt64(i + 50)) else { continue }
+            guard
+                let r = evaluator.run(
+                    origin: trip.0, waypoints: [trip.1], leaveAfterFraction: 0.4, seed: UInt64(i + 50))
+            else { continue }
             evaluated += 1
             if let n = r.fixesToReroute, n <= 6 { detected += 1 }
         }

@@ -28,7 +28,9 @@ private func utc(_ y: Int, _ mo: Int, _ d: Int, _ h: Int, _ mi: Int, _ s: Int = 
         }
     }
 
-    private func lighting(at place: Coordinate, from start: Date, every step: Double, count: Int) throws -> [LightingEvent] {
+    private func lighting(at place: Coordinate, from start: Date, every step: Double, count: Int) throws
+        -> [LightingEvent]
+    {
         let roads = try DrawnRoads("A---B", gridMeters: 50, origin: place, ways: [.init("AB")])
         let nav = roads.navigator()
         return (0..<count).flatMap { i in
@@ -38,8 +40,9 @@ private func utc(_ y: Int, _ mo: Int, _ d: Int, _ h: Int, _ mi: Int, _ s: Int = 
 
     @Test func lowLightFromCivilDusk() throws {
         // Helsinki, 2026-11-30: civil dusk 14:17:52 UTC (astral, sun 6° below the horizon).
-        let events = try lighting(at: Coordinate(latitude: 60.17, longitude: 24.94), from: utc(2026, 11, 30, 14, 0), every: 30,
-                                  count: 60)
+        let events = try lighting(
+            at: Coordinate(latitude: 60.17, longitude: 24.94), from: utc(2026, 11, 30, 14, 0), every: 30,
+            count: 60)
         #expect(events.map(\.mode) == [.normal, .lowLight])
         let dusk = utc(2026, 11, 30, 14, 17, 52)
         let switched = try #require(events.last?.timestamp)
@@ -49,8 +52,9 @@ private func utc(_ y: Int, _ mo: Int, _ d: Int, _ h: Int, _ mi: Int, _ s: Int = 
 
     @Test func normalAgainFromCivilDawn() throws {
         // Helsinki, 2026-11-30: civil dawn 05:59:23 UTC.
-        let events = try lighting(at: Coordinate(latitude: 60.17, longitude: 24.94), from: utc(2026, 11, 30, 5, 45), every: 30,
-                                  count: 60)
+        let events = try lighting(
+            at: Coordinate(latitude: 60.17, longitude: 24.94), from: utc(2026, 11, 30, 5, 45), every: 30,
+            count: 60)
         #expect(events.map(\.mode) == [.lowLight, .normal])
         let dawn = utc(2026, 11, 30, 5, 59, 23)
         #expect(events.last!.timestamp >= dawn && events.last!.timestamp.timeIntervalSince(dawn) < 180)
@@ -58,22 +62,25 @@ private func utc(_ y: Int, _ mo: Int, _ d: Int, _ h: Int, _ mi: Int, _ s: Int = 
 
     @Test func polarDayStaysNormal() throws {
         // Tromsø around midsummer: a whole day every 10 minutes.
-        let events = try lighting(at: Coordinate(latitude: 69.65, longitude: 18.96), from: utc(2026, 6, 21, 0, 0), every: 600,
-                                  count: 144)
+        let events = try lighting(
+            at: Coordinate(latitude: 69.65, longitude: 18.96), from: utc(2026, 6, 21, 0, 0), every: 600,
+            count: 144)
         #expect(events.map(\.mode) == [.normal])
     }
 
     @Test func polarNightStaysLowLight() throws {
         // Longyearbyen at the winter solstice: the sun stays more than 11° below the horizon.
-        let events = try lighting(at: Coordinate(latitude: 78.22, longitude: 15.65), from: utc(2026, 12, 21, 0, 0), every: 600,
-                                  count: 144)
+        let events = try lighting(
+            at: Coordinate(latitude: 78.22, longitude: 15.65), from: utc(2026, 12, 21, 0, 0), every: 600,
+            count: 144)
         #expect(events.map(\.mode) == [.lowLight])
     }
 
     @Test func polarNightEdgeHasNoonTwilight() throws {
         // Tromsø at the winter solstice: the sun stays below the horizon but rises above -6° around noon.
-        let events = try lighting(at: Coordinate(latitude: 69.65, longitude: 18.96), from: utc(2026, 12, 21, 0, 0), every: 600,
-                                  count: 144)
+        let events = try lighting(
+            at: Coordinate(latitude: 69.65, longitude: 18.96), from: utc(2026, 12, 21, 0, 0), every: 600,
+            count: 144)
         #expect(events.map(\.mode) == [.lowLight, .normal, .lowLight])
     }
 }

@@ -13,7 +13,9 @@ import Testing
         return (roads, nav)
     }
 
-    private func along(_ roads: DrawnRoads, _ fix: RawFix) -> Double { Geodesy.distanceMeters(roads["A"], fix.coordinate) }
+    private func along(_ roads: DrawnRoads, _ fix: RawFix) -> Double {
+        Geodesy.distanceMeters(roads["A"], fix.coordinate)
+    }
 
     @Test func nothingWithoutARoute() throws {
         let roads = try DrawnRoads("A-------B", gridMeters: 100, ways: [.init("AB")])
@@ -39,7 +41,8 @@ import Testing
         #expect(abs(fixes.last!.speedMetersPerSecond! - 20) < 1e-9)
         simulator.pause()
         fixes = simulator.advance(by: 5)
-        #expect(fixes.count == 5 && fixes.allSatisfy { abs(along(roads, $0) - 300) < 0.5 && $0.speedMetersPerSecond == 0 })
+        #expect(
+            fixes.count == 5 && fixes.allSatisfy { abs(along(roads, $0) - 300) < 0.5 && $0.speedMetersPerSecond == 0 })
         simulator.resume()
         fixes = simulator.advance(by: 5)
         #expect(abs(along(roads, fixes.last!) - 400) < 0.5)

@@ -8,7 +8,8 @@ import Testing
 /// The navigator over the HMM matcher on drawn maps: the same transcripts as with the baseline snapper.
 @Suite struct MapMatcherSnapperTests {
     private func loop() throws -> DrawnRoads {
-        try DrawnRoads("""
+        try DrawnRoads(
+            """
             A-------B-------C
                     |       |
                     |       |
@@ -17,7 +18,8 @@ import Testing
     }
 
     private func navigator(_ roads: DrawnRoads) -> NavigatorCore {
-        let nav = NavigatorCore(graph: roads.graph, snapper: MapMatcherSnapper(index: RoadGeometryIndex(graph: roads.graph)))
+        let nav = NavigatorCore(
+            graph: roads.graph, snapper: MapMatcherSnapper(index: RoadGeometryIndex(graph: roads.graph)))
         nav.timeUpdateThresholdSeconds = 1000
         nav.distanceUpdateThresholdMeters = 1000
         _ = nav.process(RawFix(coordinate: roads["A"], timestamp: t0, speedMetersPerSecond: 0))

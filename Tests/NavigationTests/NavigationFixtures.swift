@@ -29,8 +29,10 @@ struct DrawnRoads {
         }
     }
 
-    init(_ drawing: String, gridMeters: Double = 10, origin: Coordinate = ASCIIMap.defaultOrigin, ways: [Way],
-         signals: Set<Character> = []) throws {
+    init(
+        _ drawing: String, gridMeters: Double = 10, origin: Coordinate = ASCIIMap.defaultOrigin, ways: [Way],
+        signals: Set<Character> = []
+    ) throws {
         map = ASCIIMap(drawing, gridMeters: gridMeters, origin: origin)
         var builder = RoadGraphBuilder()
         var nodes: [Character: NodeID] = [:]
@@ -43,13 +45,16 @@ struct DrawnRoads {
             let letters = Array(way.nodes)
             for (a, b) in zip(letters, letters.dropFirst()) {
                 func attributes(towards target: Character) -> EdgeAttributes {
-                    EdgeAttributes(access: .all, flags: signals.contains(target) ? [.trafficSignalsAtTarget] : [],
-                                   freeFlowSpeedKph: way.speedKph, speedLimitKph: way.limitKph, osmWayID: id,
-                                   name: way.name.isEmpty ? "way \(way.nodes)" : way.name)
+                    EdgeAttributes(
+                        access: .all, flags: signals.contains(target) ? [.trafficSignalsAtTarget] : [],
+                        freeFlowSpeedKph: way.speedKph, speedLimitKph: way.limitKph, osmWayID: id,
+                        name: way.name.isEmpty ? "way \(way.nodes)" : way.name)
                 }
-                builderEdges["\(a)\(b)"] = builder.addEdge(from: nodes[a]!, to: nodes[b]!, attributes: attributes(towards: b))
+                builderEdges["\(a)\(b)"] = builder.addEdge(
+                    from: nodes[a]!, to: nodes[b]!, attributes: attributes(towards: b))
                 if !way.oneway {
-                    builderEdges["\(b)\(a)"] = builder.addEdge(from: nodes[b]!, to: nodes[a]!, attributes: attributes(towards: a))
+                    builderEdges["\(b)\(a)"] = builder.addEdge(
+                        from: nodes[b]!, to: nodes[a]!, attributes: attributes(towards: a))
                 }
             }
         }
@@ -61,10 +66,13 @@ struct DrawnRoads {
 
     subscript(_ name: Character) -> Coordinate { map[name] }
 
-    func navigator(configuration: NavigatorConfiguration = NavigatorConfiguration(),
-                   placeResolver: (any PlaceResolving)? = nil) -> NavigatorCore {
-        NavigatorCore(graph: graph, snapper: NearestRoadSnapper(graph: graph), placeResolver: placeResolver,
-                      configuration: configuration)
+    func navigator(
+        configuration: NavigatorConfiguration = NavigatorConfiguration(),
+        placeResolver: (any PlaceResolving)? = nil
+    ) -> NavigatorCore {
+        NavigatorCore(
+            graph: graph, snapper: NearestRoadSnapper(graph: graph), placeResolver: placeResolver,
+            configuration: configuration)
     }
 
     /// The polyline through the named nodes.
@@ -75,8 +83,10 @@ let t0 = Date(timeIntervalSince1970: 1_780_000_000)  // 2026-05-28 20:26:40 UTC
 
 /// Fixes every `interval` seconds along `path` at `speed` m/s, starting `startOffset` metres in, with exact
 /// positions, course and speed, and `stopSeconds` of standing fixes at the end.
-func drive(_ path: [Coordinate], speed: Double, interval: Double = 1, from start: Date, startOffset: Double = 0,
-           stopSeconds: Double = 0, accuracy: Double = 5) -> [RawFix] {
+func drive(
+    _ path: [Coordinate], speed: Double, interval: Double = 1, from start: Date, startOffset: Double = 0,
+    stopSeconds: Double = 0, accuracy: Double = 5
+) -> [RawFix] {
     let length = PolylineGeometry.lengthMeters(path)
     var fixes: [RawFix] = []
     var t = 0.0
@@ -85,8 +95,10 @@ func drive(_ path: [Coordinate], speed: Double, interval: Double = 1, from start
         let p = PolylineGeometry.point(along: path, offsetMeters: along)!
         let ahead = PolylineGeometry.point(along: path, offsetMeters: min(length, along + 1))!
         let behind = PolylineGeometry.point(along: path, offsetMeters: max(0, along - 1))!
-        fixes.append(RawFix(coordinate: p, timestamp: start.addingTimeInterval(t), horizontalAccuracyMeters: accuracy,
-                            courseDegrees: Geodesy.initialBearingDegrees(from: behind, to: ahead), speedMetersPerSecond: speed))
+        fixes.append(
+            RawFix(
+                coordinate: p, timestamp: start.addingTimeInterval(t), horizontalAccuracyMeters: accuracy,
+                courseDegrees: Geodesy.initialBearingDegrees(from: behind, to: ahead), speedMetersPerSecond: speed))
         t += interval
         along += speed * interval
     }
@@ -94,8 +106,11 @@ func drive(_ path: [Coordinate], speed: Double, interval: Double = 1, from start
     var s = 0.0
     while s < stopSeconds {
         s += interval
-        fixes.append(RawFix(coordinate: end, timestamp: start.addingTimeInterval(t + s - interval), horizontalAccuracyMeters: accuracy,
-                            speedMetersPerSecond: 0))
+        fixes.append(
+            RawFix(
+                coordinate: end, timestamp: start.addingTimeInterval(t + s - interval),
+                horizontalAccuracyMeters: accuracy,
+                speedMetersPerSecond: 0))
     }
     return fixes
 }
@@ -104,15 +119,18 @@ func drive(_ path: [Coordinate], speed: Double, interval: Double = 1, from start
 func transcript(_ events: [NavigationEvent], locations: Bool = false) -> [String] {
     events.compactMap { event in
         switch event {
-        case .location(let e): return locations ? "location(\(e.isOnRoute ? "on" : "off") \(e.osmWayID.map(String.init) ?? "-"))" : nil
+        case .location(let e):
+            return locations ? "location(\(e.isOnRoute ? "on" : "off") \(e.osmWayID.map(String.init) ?? "-"))" : nil
         case .routeChanged(let e):
-            return "route(\(e.reason.rawValue) \(e.routeStatus.rawValue) leg=\(e.currentLegIndex.map(String.init) ?? "-") legs=\(e.legs.count))"
+            return
+                "route(\(e.reason.rawValue) \(e.routeStatus.rawValue) leg=\(e.currentLegIndex.map(String.init) ?? "-") legs=\(e.legs.count))"
         case .arrival(let e): return "arrival(\(e.waypoint.index) '\(e.waypoint.title)' left=\(e.remainingWaypoints))"
         case .remainingTime(let e): return "time(\(Int(e.remainingSeconds.rounded())))"
         case .remainingDistance(let e): return "distance(\(Int(e.remainingMeters.rounded())))"
         case .delayCategory(let e): return "delay(\(e.category.name))"
         case .speeding(let e):
-            return "speeding(\(e.percentageAboveLimit < 0 ? "-1" : String(Int(e.percentageAboveLimit.rounded())))% \(e.severity.rawValue))"
+            return
+                "speeding(\(e.percentageAboveLimit < 0 ? "-1" : String(Int(e.percentageAboveLimit.rounded())))% \(e.severity.rawValue))"
         case .lighting(let e): return "lighting(\(e.mode.name))"
         }
     }
@@ -121,7 +139,9 @@ func transcript(_ events: [NavigationEvent], locations: Bool = false) -> [String
 extension Array where Element == NavigationEvent {
     var arrivals: [ArrivalEvent] { compactMap { if case .arrival(let e) = $0 { e } else { nil } } }
     var routeChanges: [RouteChangedEvent] { compactMap { if case .routeChanged(let e) = $0 { e } else { nil } } }
-    var remainingDistances: [RemainingDistanceEvent] { compactMap { if case .remainingDistance(let e) = $0 { e } else { nil } } }
+    var remainingDistances: [RemainingDistanceEvent] {
+        compactMap { if case .remainingDistance(let e) = $0 { e } else { nil } }
+    }
     var remainingTimes: [RemainingTimeEvent] { compactMap { if case .remainingTime(let e) = $0 { e } else { nil } } }
     var speedings: [SpeedingEvent] { compactMap { if case .speeding(let e) = $0 { e } else { nil } } }
     var delays: [DelayCategoryEvent] { compactMap { if case .delayCategory(let e) = $0 { e } else { nil } } }

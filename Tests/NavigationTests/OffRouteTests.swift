@@ -7,7 +7,8 @@ import Testing
 
 /// A 400 m main street A–B–C with a loop B–D–E–C to the south.
 private func loop() throws -> DrawnRoads {
-    try DrawnRoads("""
+    try DrawnRoads(
+        """
         A-------B-------C
                 |       |
                 |       |
@@ -45,7 +46,10 @@ private func routeAndArrival(_ events: [NavigationEvent]) -> [String] {
         var firstOff: Int?
         for (i, fix) in fixes.enumerated() {
             if firstOff == nil, Geodesy.distanceMeters(fix.coordinate, roads["B"]) > 1,
-               fix.coordinate.latitude < roads["B"].latitude - 1e-6 { firstOff = i }
+                fix.coordinate.latitude < roads["B"].latitude - 1e-6
+            {
+                firstOff = i
+            }
             let out = nav.process(fix)
             if rerouteFix == nil, !out.routeChanges.isEmpty { rerouteFix = i }
             events += out
@@ -76,8 +80,9 @@ private func routeAndArrival(_ events: [NavigationEvent]) -> [String] {
         let fixes = drive(roads.path("AB"), speed: 10, from: t0.addingTimeInterval(1))
         let last = fixes.last!
         // A U-turn in the middle of A–B: two fixes heading back west are enough (three are needed otherwise).
-        let back = RawFix(coordinate: offset(last.coordinate, east: -10, north: 0), timestamp: last.timestamp.addingTimeInterval(1),
-                          horizontalAccuracyMeters: 5, courseDegrees: 270, speedMetersPerSecond: 10)
+        let back = RawFix(
+            coordinate: offset(last.coordinate, east: -10, north: 0), timestamp: last.timestamp.addingTimeInterval(1),
+            horizontalAccuracyMeters: 5, courseDegrees: 270, speedMetersPerSecond: 10)
         var back2 = back
         back2.coordinate = offset(back.coordinate, east: -10, north: 0)
         back2.timestamp = back.timestamp.addingTimeInterval(1)

@@ -6,7 +6,8 @@ import Testing
 
 /// A 2 km road with a 50 km/h limit (way 1) continuing into one without a known limit (way 2).
 private func road() throws -> DrawnRoads {
-    try DrawnRoads("A-------------------B---C", gridMeters: 100, ways: [.init("AB", limitKph: 50), .init("BC", limitKph: nil)])
+    try DrawnRoads(
+        "A-------------------B---C", gridMeters: 100, ways: [.init("AB", limitKph: 50), .init("BC", limitKph: nil)])
 }
 
 /// One fix per second at the given speeds (km/h) from A eastwards; positions follow the speeds.
@@ -14,9 +15,10 @@ private func fixes(_ roads: DrawnRoads, kph: [Double], from start: Date = t0, st
     var along = startMeters
     return kph.enumerated().map { i, v in
         defer { along += v / 3.6 }
-        return RawFix(coordinate: PolylineGeometry.point(along: roads.path("ABC"), offsetMeters: along)!,
-                      timestamp: start.addingTimeInterval(Double(i)), horizontalAccuracyMeters: 5, courseDegrees: 90,
-                      speedMetersPerSecond: v / 3.6)
+        return RawFix(
+            coordinate: PolylineGeometry.point(along: roads.path("ABC"), offsetMeters: along)!,
+            timestamp: start.addingTimeInterval(Double(i)), horizontalAccuracyMeters: 5, courseDegrees: 90,
+            speedMetersPerSecond: v / 3.6)
     }
 }
 
@@ -29,11 +31,12 @@ private func speeding(_ nav: NavigatorCore, _ fixes: [RawFix]) -> [String] {
         let roads = try road()
         let nav = roads.navigator()
         // minor 10 %, major 20 %, hysteresis 3 % of the limit.
-        #expect(speeding(nav, fixes(roads, kph: [50, 54, 56, 54, 52.5, 50])) == [
-            "speeding(0% notSpeeding)", "speeding(8% notSpeeding)", "speeding(12% minor)",
-            "speeding(8% minor)",  // 8 % ≥ 10 − 3: still minor
-            "speeding(5% notSpeeding)", "speeding(0% notSpeeding)",
-        ])
+        #expect(
+            speeding(nav, fixes(roads, kph: [50, 54, 56, 54, 52.5, 50])) == [
+                "speeding(0% notSpeeding)", "speeding(8% notSpeeding)", "speeding(12% minor)",
+                "speeding(8% minor)",  // 8 % ≥ 10 − 3: still minor
+                "speeding(5% notSpeeding)", "speeding(0% notSpeeding)",
+            ])
     }
 
     @Test func noiseAroundTheLimitDoesNotFlap() throws {
@@ -47,12 +50,16 @@ private func speeding(_ nav: NavigatorCore, _ fixes: [RawFix]) -> [String] {
     @Test func majorAndTheUpgradeDuration() throws {
         let roads = try road()
         let nav = roads.navigator()
-        nav.speedAlertOptions = SpeedAlertOptions(minorThreshold: 0.1, majorThreshold: 0.2, severityUpgradeDurationSeconds: 5)
+        nav.speedAlertOptions = SpeedAlertOptions(
+            minorThreshold: 0.1, majorThreshold: 0.2, severityUpgradeDurationSeconds: 5)
         // Minor from t = 0; more than 5 s above minor (t = 6) counts as major.
         let lines = speeding(nav, fixes(roads, kph: Array(repeating: 56, count: 8) + [61, 45]))
-        #expect(lines == ["speeding(12% minor)", "speeding(12% major)", "speeding(22% major)", "speeding(0% notSpeeding)"])
+        #expect(
+            lines == ["speeding(12% minor)", "speeding(12% major)", "speeding(22% major)", "speeding(0% notSpeeding)"])
         let events = nav.process(fixes(roads, kph: [60], from: t0.addingTimeInterval(20), startMeters: 500)).speedings
-        #expect(events.first?.osmWayID == 1 && events.first?.speedLimitKph == 50 && events.first.map { abs($0.speedKph! - 60) < 1e-9 } == true)
+        #expect(
+            events.first?.osmWayID == 1 && events.first?.speedLimitKph == 50
+                && events.first.map { abs($0.speedKph! - 60) < 1e-9 } == true)
     }
 
     @Test func onlyOneThresholdSet() throws {

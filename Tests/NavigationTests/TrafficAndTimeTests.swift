@@ -6,7 +6,9 @@ import Routing
 import Testing
 
 @Suite struct TrafficAndTimeTests {
-    private func start(_ roads: DrawnRoads, to destination: Character, at time: Date = t0) -> (NavigatorCore, [NavigationEvent]) {
+    private func start(_ roads: DrawnRoads, to destination: Character, at time: Date = t0) -> (
+        NavigatorCore, [NavigationEvent]
+    ) {
         let nav = roads.navigator()
         nav.timeUpdateThresholdSeconds = 1000
         nav.distanceUpdateThresholdMeters = 1000
@@ -17,7 +19,8 @@ import Testing
 
     @Test func signalAndTurnDelaysAreInTheDuration() throws {
         // A–B–C straight with a signal at B; C is a T junction: right to D (south), left to E (north).
-        let roads = try DrawnRoads("""
+        let roads = try DrawnRoads(
+            """
                             E
                             |
             A-------B-------C
@@ -42,8 +45,10 @@ import Testing
         #expect(events.delays.isEmpty)  // noData, as before any route
         #expect(nav.delayCategoryToNextDestination == .noData)
         func feed(_ kph: Double, _ seconds: Double) -> [String] {
-            transcript(nav.updateTraffic([TrafficObservation(osmWayID: 1, speedKph: kph, observedAt: t0.addingTimeInterval(seconds))],
-                                         at: t0.addingTimeInterval(seconds)))
+            transcript(
+                nav.updateTraffic(
+                    [TrafficObservation(osmWayID: 1, speedKph: kph, observedAt: t0.addingTimeInterval(seconds))],
+                    at: t0.addingTimeInterval(seconds)))
         }
         #expect(feed(45, 1) == ["delay(light)"])  // ×1.11
         #expect(feed(40, 2) == ["delay(medium)"])  // ×1.25
@@ -52,10 +57,12 @@ import Testing
         // Traffic makes the ETA longer: 400 m at 10 km/h.
         #expect(abs(nav.timeToNextDestination - 144) < 1)
         // An old observation fades towards free flow, and after an hour it is no data at all.
-        let later = nav.process(RawFix(coordinate: roads["A"], timestamp: t0.addingTimeInterval(1800), speedMetersPerSecond: 0))
+        let later = nav.process(
+            RawFix(coordinate: roads["A"], timestamp: t0.addingTimeInterval(1800), speedMetersPerSecond: 0))
         #expect(transcript(later).contains("delay(heavy)") == false)
         #expect(nav.timeToNextDestination < 144 && nav.timeToNextDestination > 400 / (50 / 3.6))
-        let stale = nav.process(RawFix(coordinate: roads["A"], timestamp: t0.addingTimeInterval(3700), speedMetersPerSecond: 0))
+        let stale = nav.process(
+            RawFix(coordinate: roads["A"], timestamp: t0.addingTimeInterval(3700), speedMetersPerSecond: 0))
         #expect(transcript(stale).filter { $0.hasPrefix("delay(") } == ["delay(noData)"])
         #expect(abs(nav.timeToNextDestination - 400 / (50 / 3.6)) < 0.01)
     }
@@ -68,28 +75,34 @@ import Testing
     }
 
     @Test func fasterRouteWhenTrafficChanges() throws {
-        let roads = try DrawnRoads("""
+        let roads = try DrawnRoads(
+            """
             A-------B-------C
             |               |
             D---------------E
             """, gridMeters: 50, ways: [.init("ABC"), .init("ADEC")])
         let (nav, _) = start(roads, to: "C")
         #expect(nav.routeLegs[0].geometry.contains { Geodesy.distanceMeters($0, roads["B"]) < 1 })
-        let jam = nav.updateTraffic([TrafficObservation(osmWayID: 1, speedKph: 5, observedAt: t0.addingTimeInterval(1))],
-                                    at: t0.addingTimeInterval(1))
+        let jam = nav.updateTraffic(
+            [TrafficObservation(osmWayID: 1, speedKph: 5, observedAt: t0.addingTimeInterval(1))],
+            at: t0.addingTimeInterval(1))
         #expect(transcript(jam) == ["delay(heavy)"])
-        let events = nav.process(RawFix(coordinate: roads["A"], timestamp: t0.addingTimeInterval(2), speedMetersPerSecond: 0))
-        #expect(transcript(events).filter { $0.hasPrefix("route(") || $0.hasPrefix("delay(") }
-            == ["route(fasterRoute ok leg=0 legs=1)", "delay(noData)"])
+        let events = nav.process(
+            RawFix(coordinate: roads["A"], timestamp: t0.addingTimeInterval(2), speedMetersPerSecond: 0))
+        #expect(
+            transcript(events).filter { $0.hasPrefix("route(") || $0.hasPrefix("delay(") }
+                == ["route(fasterRoute ok leg=0 legs=1)", "delay(noData)"])
         #expect(nav.routeLegs[0].geometry.contains { Geodesy.distanceMeters($0, roads["E"]) < 1 })
         // The check runs only after the feed changes, at most every 120 s.
-        let quiet = nav.process(RawFix(coordinate: roads["A"], timestamp: t0.addingTimeInterval(3), speedMetersPerSecond: 0))
+        let quiet = nav.process(
+            RawFix(coordinate: roads["A"], timestamp: t0.addingTimeInterval(3), speedMetersPerSecond: 0))
         #expect(quiet.routeChanges.isEmpty)
     }
 
     @Test func rerouteUsesTraffic() throws {
         // Off route at B towards D; from D the short way D–E is jammed, so the reroute goes round by F and G.
-        let roads = try DrawnRoads("""
+        let roads = try DrawnRoads(
+            """
             A-------B-------C-------H
                     |               |
                     D---------------E

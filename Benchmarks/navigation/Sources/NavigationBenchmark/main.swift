@@ -23,7 +23,9 @@ let clock = ContinuousClock()
 let verbose = ProcessInfo.processInfo.environment["NAV_BENCH_VERBOSE"] != nil
 let importStart = clock.now
 let (graph, _) = try GraphImporter.buildGraph(input: mapURL)
-print("map \(mapURL.lastPathComponent): \(graph.nodeCount) nodes, \(graph.edgeCount) edges, imported in \(clock.now - importStart)")
+print(
+    "map \(mapURL.lastPathComponent): \(graph.nodeCount) nodes, \(graph.edgeCount) edges, imported in \(clock.now - importStart)"
+)
 let index = RoadGeometryIndex(graph: graph)
 let router = Router(graph: graph)
 
@@ -44,7 +46,7 @@ while trips.count < tripCount && attempts < tripCount * 200 {
     attempts += 1
     let o = randomPoint(), a = randomPoint(), b = randomPoint()
     guard let route = router.route(RouteRequest(origin: Waypoint(o), destinations: [Waypoint(a), Waypoint(b)])).route,
-          route.legs.allSatisfy({ $0.distanceMeters >= 1000 && $0.distanceMeters <= 6000 })
+        route.legs.allSatisfy({ $0.distanceMeters >= 1000 && $0.distanceMeters <= 6000 })
     else { continue }
     trips.append((o, [a, b]))
 }
@@ -65,19 +67,36 @@ for interval in [1.0, 5.0] {
         evaluator.noise.fixIntervalSeconds = interval
         evaluator.noise.reportedAccuracyMeters = 10
         if verbose { evaluator.log = { print("  " + $0) } }
+        // Model experiments: NAV_OWN_WEIGHT, NAV_SIGNAL_SECONDS, NAV_TURN_SCALE override the defaults.
+        let env = ProcessInfo.processInfo.environment
+        if let w = env["NAV_OWN_WEIGHT"].flatMap(Double.init) { evaluator.configuration.ownSpeedWeight = w }
+        if let v = env["NAV_SIGNAL_SECONDS"].flatMap(Double.init) {
+            evaluator.configuration.junctions.trafficSignalSeconds = v
+        }
+        if let k = env["NAV_TURN_SCALE"].flatMap(Double.init) {
+            evaluator.configuration.junctions.uncontrolledCrossingSeconds *= k
+            evaluator.configuration.junctions.kerbSideTurnSeconds *= k
+            evaluator.configuration.junctions.crossingTurnSeconds *= k
+            evaluator.configuration.junctions.uTurnSeconds *= k
+            evaluator.configuration.junctions.sharpBendSeconds *= k
+        }
         var arrivals = 0, waypoints = 0, once = 0, within30 = 0, early = 0, reroutes = 0, followed = 0
         var errors: [Double] = []
         for (i, trip) in trips.enumerated() {
             // With known traffic only the first leg: the navigator routes later legs with traffic, the simulated
             // drive without, and the difference would be measured as leaving the route.
             let stops = traffic ? Array(trip.1.prefix(1)) : trip.1
-            guard let r = evaluator.run(origin: trip.0, waypoints: stops, knownTraffic: traffic, seed: UInt64(i + 1), step: { nav, fix in
-                let t = clock.now
-                let events = nav.process(fix)
-                let d = clock.now - t
-                stepNanos.append(Double(d.components.attoseconds) / 1e9 + Double(d.components.seconds) * 1e9)
-                return events
-            }) else { continue }
+            guard
+                let r = evaluator.run(
+                    origin: trip.0, waypoints: stops, knownTraffic: traffic, seed: UInt64(i + 1),
+                    step: { nav, fix in
+                        let t = clock.now
+                        let events = nav.process(fix)
+                        let d = clock.now - t
+                        stepNanos.append(Double(d.components.attoseconds) / 1e9 + Double(d.components.seconds) * 1e9)
+                        return events
+                    })
+            else { continue }
             followed += 1
             reroutes += r.reroutes
             for (k, count) in r.arrivalCounts.enumerated() {
@@ -90,10 +109,11 @@ for interval in [1.0, 5.0] {
             if let e = r.midTripTimeError { errors.append(e) }
         }
         let absErrors = errors.map { abs($0) }
-        print("interval \(Int(interval)) s, traffic \(traffic ? "known" : "none"): trips \(followed), waypoints \(waypoints), "
-            + "arrived \(arrivals), exactly once \(once), within 30 m \(within30), early \(early), reroutes \(reroutes), "
-            + "mid-trip ETA |error| median \(pct(percentile(absErrors, 0.5))) p90 \(pct(percentile(absErrors, 0.9))), "
-            + "signed median \(pct(percentile(errors, 0.5)))")
+        print(
+            "interval \(Int(interval)) s, traffic \(traffic ? "known" : "none"): trips \(followed), waypoints \(waypoints), "
+                + "arrived \(arrivals), exactly once \(once), within 30 m \(within30), early \(early), reroutes \(reroutes), "
+                + "mid-trip ETA |error| median \(pct(percentile(absErrors, 0.5))) p90 \(pct(percentile(absErrors, 0.9))), "
+                + "signed median \(pct(percentile(errors, 0.5)))")
     }
     // Leaving the route mid-way: fixes from the first truly-off fix to the reroute.
     var evaluator = TripEvaluator(graph: graph, index: index)
@@ -105,7 +125,8 @@ for interval in [1.0, 5.0] {
     var corridorDelays: [Int] = []
     var missed = 0
     for (i, trip) in trips.enumerated() {
-        guard let r = evaluator.run(origin: trip.0, waypoints: trip.1, leaveAfterFraction: 0.4, seed: UInt64(i + 101)) else { continue }
+        guard let r = evaluator.run(origin: trip.0, waypoints: trip.1, leaveAfterFraction: 0.4, seed: UInt64(i + 101))
+        else { continue }
         if let n = r.fixesToReroute { delays.append(n) } else { missed += 1 }
         if let n = r.fixesToRerouteAfterCorridorExit { corridorDelays.append(n) }
     }
@@ -113,9 +134,13 @@ for interval in [1.0, 5.0] {
     let corridorWithin3 = corridorDelays.filter { $0 <= 3 }.count
     let histogram = Dictionary(grouping: delays, by: { min($0, 9) }).mapValues(\.count).sorted { $0.key < $1.key }
         .map { "\($0.key == 9 ? "9+" : String($0.key)):\($0.value)" }.joined(separator: " ")
-    print("interval \(Int(interval)) s, leaving the route: drives \(delays.count + missed), rerouted within 3 fixes \(within3), "
-        + "later \(delays.count - within3), never \(missed); fixes-to-reroute histogram \(histogram); "
-        + "counted from leaving the road corridor (truth > 10 m from the route): within 3 fixes \(corridorWithin3) of \(corridorDelays.count)")
+    print(
+        "interval \(Int(interval)) s, leaving the route: drives \(delays.count + missed), rerouted within 3 fixes \(within3), "
+            + "later \(delays.count - within3), never \(missed); fixes-to-reroute histogram \(histogram); "
+            + "counted from leaving the road corridor (truth > 10 m from the route): within 3 fixes \(corridorWithin3) of \(corridorDelays.count)"
+    )
 }
-print(String(format: "per-fix step: p50 %.1f µs, p99 %.1f µs, max %.1f µs over %d fixes", percentile(stepNanos, 0.5) / 1000,
-             percentile(stepNanos, 0.99) / 1000, (stepNanos.max() ?? 0) / 1000, stepNanos.count))
+print(
+    String(
+        format: "per-fix step: p50 %.1f µs, p99 %.1f µs, max %.1f µs over %d fixes", percentile(stepNanos, 0.5) / 1000,
+        percentile(stepNanos, 0.99) / 1000, (stepNanos.max() ?? 0) / 1000, stepNanos.count))

@@ -1,0 +1,55 @@
+import Foundation
+import Geo
+@testable import MapMatching
+import RoadGraph
+import Testing
+
+@Suite struct MatchingJSONTests {
+    @Test func decodesFixesWithOptionalFields() throws {
+        let f = try MatchingJSON.decodeFix(#"{"lat": 60.17, "lon": 24.94, "timestamp": 1700000000.5, "speed": 12.5, "course": 90, "horizontalAccuracy": 6}"#)
+        #expect(f.coordinate == Coordinate(latitude: 60.17, longitude: 24.94))
+        #expect(f.timestamp == 1_700_000_000.5 && f.speedMetersPerSecond == 12.5 && f.courseDegrees == 90)
+        #expect(f.horizontalAccuracyMeters == 6 && f.altitudeMeters == nil)
+        let iso = try MatchingJSON.decodeFix(#"{"lat": 1, "lon": 2, "timestamp": "2023-11-14T22:13:20Z"}"#)
+        #expect(iso.timestamp == 1_700_000_000)
+        // Negative values mean "unknown", as in CLLocation.
+        let unknown = try MatchingJSON.decodeFix(#"{"lat": 1, "lon": 2, "timestamp": 3, "speed": -1, "course": -1}"#)
+        #expect(unknown.validSpeed == nil && unknown.validCourse == nil)
+    }
+
+    @Test func rejectsBadLinesWithStableCodes() {
+        func code(_ line: String) -> String? {
+            do { _ = try MatchingJSON.decodeFix(line); return nil } catch let e as MatchingJSONError { return e.code } catch { return "other" }
+        }
+        #expect(code("not json") == "match.invalid_json")
+        #expect(code(#"{"lon": 2, "timestamp": 3}"#) == "match.missing_field")
+        #expect(code(#"{"lat": 1, "lon": 2}"#) == "match.missing_field")
+        #expect(code(#"{"lat": 91, "lon": 2, "timestamp": 3}"#) == "match.invalid_value")
+        #expect(code(#"{"lat": "x", "lon": 2, "timestamp": 3}"#) == "match.invalid_value")
+        #expect(code(#"{"lat": 1, "lon": 2, "timestamp": "yesterday"}"#) == "match.invalid_value")
+    }
+
+    @Test func encodesSnappedLocationsWithTheCLIFields() throws {
+        let s = SnappedLocation(
+            coordinate: Coordinate(latitude: 60.1, longitude: 24.9), altitudeMeters: .nan, courseDegrees: 87.26,
+            speedMetersPerSecond: -1, timestamp: 1_700_000_000, horizontalAccuracyMeters: -1, matched: true, edge: 3,
+            edgeOffsetMeters: 1, osmWayID: 42, roadName: "Mannerheimintie \"A\"", speedLimitKph: 40, source: .snapped,
+            isOnRoute: false, routeDistanceMeters: nil)
+        let line = MatchingJSON.encode(s)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        #expect(object["lat"] as? Double == 60.1 && object["lon"] as? Double == 24.9)
+        #expect(object["osmWayId"] as? Int == 42 && object["roadName"] as? String == "Mannerheimintie \"A\"")
+        #expect(object["course"] as? Double == 87.3 && object["speed"] as? Int == -1)
+        #expect(object["speedLimitKph"] as? Int == 40 && object["matched"] as? Bool == true)
+        #expect(object["altitude"] is NSNull && object["routeDistanceMeters"] is NSNull)
+        #expect(object["source"] as? String == "snapped" && object["timestamp"] as? Int == 1_700_000_000)
+        let unmatched = MatchingJSON.encode(SnappedLocation.unmatched(LocationFix(coordinate: Coordinate(latitude: 1, longitude: 2), timestamp: 5)))
+        #expect(unmatched.contains("\"matched\":false") && unmatched.contains("\"speedLimitKph\":null"))
+    }
+
+    @Test func fixLinesRoundTrip() throws {
+        let f = LocationFix(coordinate: Coordinate(latitude: 60.1234567, longitude: 24.7654321), timestamp: 12.5,
+                            altitudeMeters: 3, speedMetersPerSecond: 4.25, courseDegrees: 180, horizontalAccuracyMeters: 7)
+        #expect(try MatchingJSON.decodeFix(MatchingJSON.encode(f)) == f)
+    }
+}
