@@ -104,7 +104,8 @@ func routesCommand(graphPath: String, pairsPath: String, outdir: String, algorit
     let loadSeconds = seconds(clock.now - loadStart)
     let rssLoaded = residentMiB()
     let landmarkStart = clock.now
-    let landmarks = LandmarkIndex.build(graph: graph, modes: [.driving], landmarkCount: 8)
+    let landmarkCount = Int(ProcessInfo.processInfo.environment["LANDMARKS"] ?? "") ?? 8
+    let landmarks = LandmarkIndex.build(graph: graph, modes: [.driving], landmarkCount: landmarkCount)
     let landmarkSeconds = seconds(clock.now - landmarkStart)
     let router = Router(graph: graph, landmarks: landmarks)
     let fileBytes = (try? FileManager.default.attributesOfItem(atPath: graphPath)[.size] as? Int) ?? 0
@@ -208,7 +209,8 @@ do {
                                                    output: URL(fileURLWithPath: arguments[3]), progress: nil)
         emit(["map": arguments[2], "importSeconds": seconds(clock.now - start), "fileBytes": summary.outputBytes,
               "nodes": summary.graphNodes, "edges": summary.graphEdges, "peakRssMiB": peakResidentMiB(),
-              "restrictionsApplied": summary.restrictionsApplied, "waysKept": summary.waysKept])
+              "restrictionsApplied": summary.restrictionsApplied, "restrictionsSkipped": summary.restrictionsSkipped,
+              "waysKept": summary.waysKept])
     case "snap" where arguments.count >= 5:  // diagnostics: what a coordinate snaps to
         let graph = try RoadGraph(contentsOf: URL(fileURLWithPath: arguments[2]))
         let point = Coordinate(latitude: Double(arguments[3]) ?? 0, longitude: Double(arguments[4]) ?? 0)

@@ -26,27 +26,46 @@ struct EdgePath {
 /// `e` is the cost of reaching the source node of `e` having decided to enter `e`; a backward label is the cost
 /// from entering `e` to the target.
 final class SearchLabels {
-    private(set) var stamp: [UInt32]
-    var cost: [Double]
+    let count: Int
+    /// Raw buffers rather than arrays: the search touches them on every relaxation, and arrays stored in a class
+    /// pay a bounds check and a dynamic exclusivity check on each access. Indices are edge ids (< count), checked
+    /// by the graph's accessors before they get here.
+    private let stamp: UnsafeMutablePointer<UInt32>
+    let cost: UnsafeMutablePointer<Double>
     /// Forward: the predecessor edge; backward: the successor edge. `≥ edgeCount` marks a source (forward) or
     /// target (backward) endpoint with index `parent - edgeCount`.
-    var parent: [UInt32]
+    let parent: UnsafeMutablePointer<UInt32>
     /// ALT potential of the edge's source node for this query (forward A* only).
-    var potential: [Double]
+    let potential: UnsafeMutablePointer<Double>
     private var current: UInt32 = 0
     var heap = MinHeap()
 
-    init(edgeCount: Int) {
-        stamp = Array(repeating: 0, count: edgeCount)
-        cost = Array(repeating: 0, count: edgeCount)
-        parent = Array(repeating: 0, count: edgeCount)
-        potential = Array(repeating: 0, count: edgeCount)
+    /// `withPotentials` is false for the backward direction, which never uses `potential` (its buffer then has
+    /// one entry).
+    init(edgeCount: Int, withPotentials: Bool = true) {
+        count = edgeCount
+        stamp = .allocate(capacity: max(edgeCount, 1))
+        stamp.initialize(repeating: 0, count: max(edgeCount, 1))
+        cost = .allocate(capacity: max(edgeCount, 1))
+        cost.initialize(repeating: 0, count: max(edgeCount, 1))
+        parent = .allocate(capacity: max(edgeCount, 1))
+        parent.initialize(repeating: 0, count: max(edgeCount, 1))
+        let potentialCount = withPotentials ? max(edgeCount, 1) : 1
+        potential = .allocate(capacity: potentialCount)
+        potential.initialize(repeating: 0, count: potentialCount)
+    }
+
+    deinit {
+        stamp.deallocate()
+        cost.deallocate()
+        parent.deallocate()
+        potential.deallocate()
     }
 
     func reset() {
         heap.removeAll()
         if current == UInt32.max {
-            for i in stamp.indices { stamp[i] = 0 }
+            stamp.update(repeating: 0, count: max(count, 1))
             current = 0
         }
         current += 1
@@ -62,11 +81,50 @@ final class SearchLabels {
     }
 }
 
+/// Per-node cache of the ALT potential for the current query: all outgoing edges of a node share it.
+final class NodePotentialCache {
+    private let count: Int
+    private let stamp: UnsafeMutablePointer<UInt32>
+    private let value: UnsafeMutablePointer<Double>
+    private var current: UInt32 = 0
+
+    init(nodeCount: Int) {
+        count = max(nodeCount, 1)
+        stamp = .allocate(capacity: count)
+        stamp.initialize(repeating: 0, count: count)
+        value = .allocate(capacity: count)
+        value.initialize(repeating: 0, count: count)
+    }
+
+    deinit {
+        stamp.deallocate()
+        value.deallocate()
+    }
+
+    func reset() {
+        if current == UInt32.max {
+            stamp.update(repeating: 0, count: count)
+            current = 0
+        }
+        current += 1
+    }
+
+    @inline(__always) func potential(of node: NodeID, _ compute: (NodeID) -> Double) -> Double {
+        let i = Int(node)
+        if stamp[i] == current { return value[i] }
+        let v = compute(node)
+        stamp[i] = current
+        value[i] = v
+        return v
+    }
+}
+
 /// The three exact shortest-path methods on directed edges.
 struct EdgeSearch {
     let model: EdgeCostModel
     let forward: SearchLabels
     let backward: SearchLabels
+    let potentials: NodePotentialCache
 
     private var graph: RoadGraph { model.graph }
     private var edgeCount: UInt32 { UInt32(model.graph.edgeCount) }
@@ -109,6 +167,7 @@ struct EdgeSearch {
         from sources: [PathEndpoint], to targets: [PathEndpoint], potential: LandmarkPotential? = nil
     ) -> EdgePath? {
         forward.reset()
+        potentials.reset()
         var best = directPath(sources, targets)
         var bestWeight = best?.weight ?? .infinity
         var bestEnd: (edge: EdgeID, target: Int)?
@@ -121,7 +180,11 @@ struct EdgeSearch {
                 forward.parent[i] = from
             } else {
                 forward.label(f, cost: g, parent: from)
-                forward.potential[i] = potential?.value(at: graph.source(of: f)) ?? 0
+                if let potential {
+                    forward.potential[i] = potentials.potential(of: graph.source(of: f)) { potential.value(at: $0) }
+                } else {
+                    forward.potential[i] = 0
+                }
             }
             let pi = forward.potential[i]
             if pi.isFinite { forward.heap.push(g + pi, f) }

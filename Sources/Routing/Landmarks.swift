@@ -159,9 +159,10 @@ private struct NodeMetric {
 struct LandmarkPotential {
     private let table: LandmarkIndex.Table
     private let count: Int
-    /// Per target: its landmark distances (from, to) and the weight from the target edge's source node to the
-    /// target position.
-    private let targets: [(from: [Double], to: [Double], offset: Double, node: NodeID)]
+    /// Per target, flattened: k distances from the landmarks, k distances to the landmarks, the weight from the
+    /// target edge's source node to the target position, and that node's id.
+    private let targets: [Double]
+    private let targetNodes: [NodeID]
     /// ≤ 1: shrinks the bound when traffic may make edges faster than free flow.
     private let scale: Double
 
@@ -170,48 +171,61 @@ struct LandmarkPotential {
 
     init(table: LandmarkIndex.Table, targets: [(node: NodeID, offsetWeight: Double)], scale: Double) {
         self.table = table
-        self.count = table.landmarks.count
-        self.scale = scale
         let k = table.landmarks.count
-        self.targets = targets.map { t in
+        self.count = k
+        self.scale = scale
+        var flat: [Double] = []
+        flat.reserveCapacity(targets.count * (2 * k + 1))
+        for t in targets {
             let base = Int(t.node) * k
-            return (
-                (0..<k).map { Double(table.fromLandmark[base + $0]) },
-                (0..<k).map { Double(table.toLandmark[base + $0]) },
-                t.offsetWeight, t.node
-            )
+            for l in 0..<k { flat.append(Double(table.fromLandmark[base + l])) }
+            for l in 0..<k { flat.append(Double(table.toLandmark[base + l])) }
+            flat.append(t.offsetWeight)
         }
+        self.targets = flat
+        self.targetNodes = targets.map(\.node)
     }
 
     /// Lower bound on the weight from `node` to the closest target; `.infinity` when the landmarks prove no
     /// target is reachable.
     func value(at node: NodeID) -> Double {
-        let base = Int(node) * count
-        var best = Double.infinity
-        for t in targets {
-            var bound = 0.0
-            if node != t.node {
-                for l in 0..<count {
-                    let fromV = Double(table.fromLandmark[base + l])
-                    let toV = Double(table.toLandmark[base + l])
-                    // d(v, x) ≥ d(L, x) − d(L, v)
-                    let a = t.from[l]
-                    if a.isInfinite {
-                        if fromV.isFinite { bound = .infinity; break }  // L reaches v but not x: so v cannot reach x
-                    } else if fromV.isFinite {
-                        bound = max(bound, a - fromV - Self.floatMargin * (a + fromV))
+        let k = count
+        let base = Int(node) * k
+        let stride = 2 * k + 1
+        return table.fromLandmark.withUnsafeBufferPointer { fromTable in
+            table.toLandmark.withUnsafeBufferPointer { toTable in
+                targets.withUnsafeBufferPointer { t in
+                    var best = Double.infinity
+                    for (index, targetNode) in targetNodes.enumerated() {
+                        let row = index * stride
+                        var bound = 0.0
+                        if node != targetNode {
+                            for l in 0..<k {
+                                let fromV = Double(fromTable[base + l])
+                                let toV = Double(toTable[base + l])
+                                // d(v, x) ≥ d(L, x) − d(L, v)
+                                let a = t[row + l]
+                                if a.isInfinite {
+                                    // L reaches v but not x: so v cannot reach x.
+                                    if fromV.isFinite { bound = .infinity; break }
+                                } else if fromV.isFinite {
+                                    bound = max(bound, a - fromV - Self.floatMargin * (a + fromV))
+                                }
+                                // d(v, x) ≥ d(v, L) − d(x, L)
+                                let b = t[row + k + l]
+                                if toV.isInfinite {
+                                    // x reaches L but v does not: v cannot reach x.
+                                    if b.isFinite { bound = .infinity; break }
+                                } else if b.isFinite {
+                                    bound = max(bound, toV - b - Self.floatMargin * (toV + b))
+                                }
+                            }
+                        }
+                        best = min(best, bound + t[row + 2 * k])
                     }
-                    // d(v, x) ≥ d(v, L) − d(x, L)
-                    let b = t.to[l]
-                    if toV.isInfinite {
-                        if b.isFinite { bound = .infinity; break }  // x reaches L but v does not: v cannot reach x
-                    } else if b.isFinite {
-                        bound = max(bound, toV - b - Self.floatMargin * (toV + b))
-                    }
+                    return best * scale
                 }
             }
-            best = min(best, bound + t.offset)
         }
-        return best * scale
     }
 }

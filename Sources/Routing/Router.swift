@@ -16,6 +16,7 @@ public final class Router {
 
     private let forwardLabels: SearchLabels
     private let backwardLabels: SearchLabels
+    private let potentialCache: NodePotentialCache
 
     public init(graph: RoadGraph, landmarks: LandmarkIndex? = nil, configuration: RouterConfiguration = RouterConfiguration()) {
         self.graph = graph
@@ -25,7 +26,8 @@ public final class Router {
         for e in 0..<graph.edgeCount { modes.formUnion(graph.access(of: EdgeID(e))) }
         supportedModes = modes
         forwardLabels = SearchLabels(edgeCount: graph.edgeCount)
-        backwardLabels = SearchLabels(edgeCount: graph.edgeCount)
+        backwardLabels = SearchLabels(edgeCount: graph.edgeCount, withPotentials: false)
+        potentialCache = NodePotentialCache(nodeCount: graph.nodeCount)
     }
 
     /// Routes with `configuration.algorithm`.
@@ -53,7 +55,8 @@ public final class Router {
             candidates.append(found)
         }
 
-        let search = EdgeSearch(model: model, forward: forwardLabels, backward: backwardLabels)
+        let search = EdgeSearch(model: model, forward: forwardLabels, backward: backwardLabels,
+                                potentials: potentialCache)
         var legs: [RouteLeg] = []
         var sources = candidates[0]
         for index in 1..<waypoints.count {

@@ -114,7 +114,7 @@ private func randomTraffic(_ graph: RoadGraph, _ rng: inout SplitMix64) -> Traff
     /// Every method against plain bidirectional Dijkstra (and unidirectional Dijkstra against bidirectional) on
     /// random graphs: identical status and, when a route exists, equal weight within 1e-6 relative (see
     /// `nearlyEqual`), with every returned path legal.
-    @Test(arguments: 0..<12)
+    @Test(arguments: 0..<8)
     func methodsAgreeOnRandomGraphs(graphSeed: Int) throws {
         let graph = try randomGraph(seed: UInt64(graphSeed) &* 7919 &+ 17, nodeCount: 250)
         let landmarks = LandmarkIndex.build(graph: graph, modes: [.driving, .cycling, .walking], landmarkCount: 6,
@@ -126,7 +126,7 @@ private func randomTraffic(_ graph: RoadGraph, _ rng: inout SplitMix64) -> Traff
             Waypoint(projection.unproject(x: Double.random(in: 0..<2000, using: &rng), y: Double.random(in: 0..<2000, using: &rng)))
         }
         var compared = 0, routed = 0
-        for query in 0..<300 {
+        for query in 0..<250 {
             let stops = query % 10 == 0 ? 3 : 1
             let mode: TravelMode = [.driving, .driving, .cycling, .walking][query % 4]
             let avoidRoll = Int.random(in: 0..<4, using: &rng)
@@ -149,8 +149,8 @@ private func randomTraffic(_ graph: RoadGraph, _ rng: inout SplitMix64) -> Traff
                 for leg in route.legs { #expect(isLegal(leg, graph: graph, mode: mode, avoid: avoid)) }
             }
         }
-        #expect(compared == 600)
-        #expect(routed > 80, "too few routable pairs (\(routed)) for the comparison to mean much")
+        #expect(compared == 500)
+        #expect(routed > 60, "too few routable pairs (\(routed)) for the comparison to mean much")
     }
 
     /// The bidirectional Dijkstra itself against a brute-force oracle on tiny graphs.
