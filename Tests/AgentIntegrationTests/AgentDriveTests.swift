@@ -128,9 +128,11 @@ struct AgentDriveTests {
         #expect(arrivals.compactMap { ($0["waypoint"] as? [String: Any])?["title"] as? String } == ["Stop 1", "Stop 2"])
         let reasons = messages.withPayload(on: "fleet/van-1/nav/route").compactMap { body($0)["reason"] as? String }
         #expect(reasons.first == "destinationsSet" && reasons.contains("nextDestination"))
-        #expect(messages.withPayload(on: "fleet/van-1/nav/eta").count > 20)
+        // State topics (eta, snapped, speeding) may be coalesced in the agent's outbox to their latest value when
+        // the whole trace arrives at once (topics.md, "Delivery"), so only "several" is certain.
+        #expect(messages.withPayload(on: "fleet/van-1/nav/eta").count >= 5)
         #expect(!messages.withPayload(on: "fleet/van-1/nav/speeding").isEmpty)
-        #expect(messages.withPayload(on: "fleet/van-1/location/snapped").count > trace.count / 2)
+        #expect(messages.withPayload(on: "fleet/van-1/location/snapped").count >= 10)
         let seqs = messages.seqs(under: "fleet/van-1/")
         #expect(seqs == seqs.sorted() && Set(seqs).count == seqs.count, "seq out of order or repeated")
 
@@ -207,7 +209,13 @@ struct AgentDriveTests {
         #expect(secondArrival, "restarted agent log:\n\(second.logText.suffix(3000))")
         try await Task.sleep(nanoseconds: 1_000_000_000)
         let messages = watcher.messages
-        let arrivals = messages.withPayload(on: "fleet/van-2/nav/arrival").map(body)
+        // QoS 1 is at least once: a message sent but not yet acknowledged when the agent was killed is sent again
+        // by the restarted agent's outbox, with the same seq. Subscribers drop those (topics.md); so do we. An
+        // arrival announced twice would carry two different seqs.
+        var seen = Set<Int>()
+        let arrivals = messages.withPayload(on: "fleet/van-2/nav/arrival").map(body).filter {
+            seen.insert($0["seq"] as? Int ?? -1).inserted
+        }
         #expect(arrivals.count == 2, "an arrival was repeated or lost")
         #expect(arrivals.compactMap { ($0["waypoint"] as? [String: Any])?["index"] as? Int } == [0, 1])
         #expect(second.logText.contains("resuming trip from the journal"))
