@@ -11,16 +11,21 @@ enum HelsinkiFixture {
     static let pbf = repositoryRoot + "/.cache/maps/Helsinki.osm.pbf"
     static var available: Bool { FileManager.default.fileExists(atPath: pbf) }
 
+    /// Imported once, off the cooperative thread pool (see `shell`).
     static let graph: Result<String, TestBrokerError> = {
         do {
             let directory = try TestTools.makeTemporaryDirectory(prefix: "edgenav-helsinki")
             let path = directory + "/helsinki.graph"
-            try shell("'\(try AgentProcessTests.executable)' map import '\(pbf)' -o '\(path)'")
+            try blockingShell("'\(try AgentProcessTests.executable)' map import '\(pbf)' -o '\(path)'")
             return .success(path)
         } catch {
             return .failure(error as? TestBrokerError ?? TestBrokerError("\(error)"))
         }
     }()
+
+    static func graphPath() async throws -> String {
+        try await offThePool { try graph.get() }
+    }
 
     /// The two-stop drive: from Kauppatori to two stops in Katajanokka.
     static let start = "60.1665,24.9446"
@@ -32,26 +37,39 @@ enum HelsinkiFixture {
     }
 
     /// A noisy trace of the drive (about 400 fixes, one a second), timed to end now: a device's backlog.
-    static func trace() throws -> [String] {
+    static func trace() async throws -> [String] {
         let start = Date().timeIntervalSince1970 - 420
         let stops = Self.stops.map { "\($0.0),\($0.1)" }.joined(separator: " ")
-        let text = try shell("'\(try AgentProcessTests.executable)' simulate --map '\(try graph.get())' --stdout "
+        let text = try await shell("'\(try AgentProcessTests.executable)' simulate --map '\(try await graphPath())' --stdout "
             + "--noise-meters 4 --start \(start) \(Self.start) \(stops)")
         return text.split(separator: "\n").map(String.init).filter { $0.hasPrefix("{") }
     }
 }
 
 @discardableResult
-func shell(_ command: String) throws -> String {
+func blockingShell(_ command: String) throws -> String {
     try TestTools.runTool("sh", ["-c", command])
 }
 
+/// Runs blocking work on a plain thread: Swift Testing's cooperative pool has one thread per core (two here), and
+/// tests that block it for seconds starve every other test in the run.
+func offThePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(with: Result { try work() }) }
+    }
+}
+
+@discardableResult
+func shell(_ command: String) async throws -> String {
+    try await offThePool { try blockingShell(command) }
+}
+
 /// Publishes `lines` as separate messages with one `mosquitto_pub -l` (QoS 1, in order).
-func publishLines(_ lines: [String], topic: String, broker: TestBroker) throws {
+func publishLines(_ lines: [String], topic: String, broker: TestBroker) async throws {
     let file = try TestTools.makeTemporaryDirectory(prefix: "edgenav-lines") + "/lines.jsonl"
     try lines.joined(separator: "\n").appending("\n").write(toFile: file, atomically: true, encoding: .utf8)
     let arguments = (broker.connectionArguments + ["-q", "1", "-t", topic, "-l"]).map { "'\($0)'" }.joined(separator: " ")
-    try shell("mosquitto_pub \(arguments) < '\(file)'")
+    try await shell("mosquitto_pub \(arguments) < '\(file)'")
 }
 
 func body(_ message: TestSubscriber.Message) -> [String: Any] {
@@ -63,7 +81,8 @@ struct AgentUnderTest {
     let process: Process
     let log: String
 
-    static func start(broker: TestBroker, vehicle: String, stateDir: String, extra: [String] = []) throws -> AgentUnderTest {
+    static func start(broker: TestBroker, vehicle: String, stateDir: String, extra: [String] = []) async throws -> AgentUnderTest {
+        _ = try await HelsinkiFixture.graphPath()
         let (process, log) = try AgentProcessTests.startAgent([
             "--broker", broker.url, "--vehicle-id", vehicle, "--state-dir", stateDir, "--map", try HelsinkiFixture.graph.get(),
             "--max-fix-age", "3600", "--keepalive", "5", "--log-level", "debug",
@@ -108,16 +127,16 @@ struct AgentDriveTests {
     @Test func theTwoStopDriveThroughTheBroker() async throws {
         let broker = try TestBroker.plain()
         defer { broker.stop() }
-        let trace = try HelsinkiFixture.trace()
+        let trace = try await HelsinkiFixture.trace()
         let watcher = try await TestSubscriber(broker: broker, filters: ["fleet/#"], persistent: false)
         defer { watcher.stop() }
-        let agent = try AgentUnderTest.start(broker: broker, vehicle: "van-1",
+        let agent = try await AgentUnderTest.start(broker: broker, vehicle: "van-1",
                                              stateDir: try TestTools.makeTemporaryDirectory(prefix: "edgenav-state"))
         defer { agent.stop() }
         try await agent.waitOnline(broker, vehicle: "van-1")
         try broker.publishWithTool(topic: "fleet/van-1/nav/destinations", payload: HelsinkiFixture.destinations(id: "job-1"),
                                    retain: true)
-        try publishLines(trace, topic: "fleet/van-1/location/raw", broker: broker)
+        try await publishLines(trace, topic: "fleet/van-1/location/raw", broker: broker)
 
         let arrived = await watcher.waitUntil(timeoutSeconds: 30) { $0.withPayload(on: "fleet/van-1/nav/arrival").count >= 2 }
         #expect(arrived, "agent log:\n\(agent.logText.suffix(3000))")
@@ -128,9 +147,11 @@ struct AgentDriveTests {
         #expect(arrivals.compactMap { ($0["waypoint"] as? [String: Any])?["title"] as? String } == ["Stop 1", "Stop 2"])
         let reasons = messages.withPayload(on: "fleet/van-1/nav/route").compactMap { body($0)["reason"] as? String }
         #expect(reasons.first == "destinationsSet" && reasons.contains("nextDestination"))
-        #expect(messages.withPayload(on: "fleet/van-1/nav/eta").count > 20)
+        // State topics (eta, snapped, speeding) may be coalesced in the agent's outbox to their latest value when
+        // the whole trace arrives at once (topics.md, "Delivery"), so only "several" is certain.
+        #expect(messages.withPayload(on: "fleet/van-1/nav/eta").count >= 5)
         #expect(!messages.withPayload(on: "fleet/van-1/nav/speeding").isEmpty)
-        #expect(messages.withPayload(on: "fleet/van-1/location/snapped").count > trace.count / 2)
+        #expect(messages.withPayload(on: "fleet/van-1/location/snapped").count >= 10)
         let seqs = messages.seqs(under: "fleet/van-1/")
         #expect(seqs == seqs.sorted() && Set(seqs).count == seqs.count, "seq out of order or repeated")
 
@@ -149,11 +170,11 @@ struct AgentDriveTests {
     }
 
     /// Splits the trace between the two arrivals (found by `edgenav replay` on the same trace).
-    static func splitBetweenArrivals(_ trace: [String]) throws -> (before: [String], after: [String]) {
+    static func splitBetweenArrivals(_ trace: [String]) async throws -> (before: [String], after: [String]) {
         let directory = try TestTools.makeTemporaryDirectory(prefix: "edgenav-split")
         try trace.joined(separator: "\n").write(toFile: directory + "/trace.jsonl", atomically: true, encoding: .utf8)
         try HelsinkiFixture.destinations(id: "x").write(toFile: directory + "/d.json", atomically: true, encoding: .utf8)
-        let replay = try shell("'\(try AgentProcessTests.executable)' replay --map '\(try HelsinkiFixture.graph.get())' "
+        let replay = try await shell("'\(try AgentProcessTests.executable)' replay --map '\(try await HelsinkiFixture.graphPath())' "
             + "--destinations '\(directory)/d.json' < '\(directory)/trace.jsonl'")
         let arrivalTimes = replay.split(separator: "\n").filter { $0.contains(#""topic":"nav/arrival","payload":{"#) }
             .compactMap { line -> String? in
@@ -175,16 +196,16 @@ struct AgentDriveTests {
     @Test func killNineMidTripResumesWithoutRepeatingAnything() async throws {
         let broker = try TestBroker.plain()
         defer { broker.stop() }
-        let (before, after) = try Self.splitBetweenArrivals(try HelsinkiFixture.trace())
+        let (before, after) = try await Self.splitBetweenArrivals(try await HelsinkiFixture.trace())
         let stateDir = try TestTools.makeTemporaryDirectory(prefix: "edgenav-state")
         let watcher = try await TestSubscriber(broker: broker, filters: ["fleet/van-2/#"], persistent: false)
         defer { watcher.stop() }
-        let first = try AgentUnderTest.start(broker: broker, vehicle: "van-2", stateDir: stateDir)
+        let first = try await AgentUnderTest.start(broker: broker, vehicle: "van-2", stateDir: stateDir)
         defer { first.stop() }
         try await first.waitOnline(broker, vehicle: "van-2")
         try broker.publishWithTool(topic: "fleet/van-2/nav/destinations", payload: HelsinkiFixture.destinations(id: "job-2"),
                                    retain: true)
-        try publishLines(before, topic: "fleet/van-2/location/raw", broker: broker)
+        try await publishLines(before, topic: "fleet/van-2/location/raw", broker: broker)
         let firstArrival = await watcher.waitUntil(timeoutSeconds: 30) { messages in
             messages.withPayload(on: "fleet/van-2/nav/arrival").count == 1
                 && messages.contains { $0.topic == "fleet/van-2/nav/route" && $0.payload.contains("nextDestination") }
@@ -197,17 +218,23 @@ struct AgentDriveTests {
         }
         first.killNine()
 
-        let second = try AgentUnderTest.start(broker: broker, vehicle: "van-2", stateDir: stateDir)
+        let second = try await AgentUnderTest.start(broker: broker, vehicle: "van-2", stateDir: stateDir)
         defer { second.stop() }
         try await Task.sleep(nanoseconds: 1_000_000_000)
-        try publishLines(after, topic: "fleet/van-2/location/raw", broker: broker)
+        try await publishLines(after, topic: "fleet/van-2/location/raw", broker: broker)
         let secondArrival = await watcher.waitUntil(timeoutSeconds: 30) {
             $0.withPayload(on: "fleet/van-2/nav/arrival").count >= 2
         }
         #expect(secondArrival, "restarted agent log:\n\(second.logText.suffix(3000))")
         try await Task.sleep(nanoseconds: 1_000_000_000)
         let messages = watcher.messages
-        let arrivals = messages.withPayload(on: "fleet/van-2/nav/arrival").map(body)
+        // QoS 1 is at least once: a message sent but not yet acknowledged when the agent was killed is sent again
+        // by the restarted agent's outbox, with the same seq. Subscribers drop those (topics.md); so do we. An
+        // arrival announced twice would carry two different seqs.
+        var seen = Set<Int>()
+        let arrivals = messages.withPayload(on: "fleet/van-2/nav/arrival").map(body).filter {
+            seen.insert($0["seq"] as? Int ?? -1).inserted
+        }
         #expect(arrivals.count == 2, "an arrival was repeated or lost")
         #expect(arrivals.compactMap { ($0["waypoint"] as? [String: Any])?["index"] as? Int } == [0, 1])
         #expect(second.logText.contains("resuming trip from the journal"))
@@ -228,15 +255,15 @@ struct AgentDriveTests {
     @Test func aBrokerRestartMidTripLosesNothing() async throws {
         let broker = try TestBroker.plain()
         defer { broker.stop() }
-        let (before, after) = try Self.splitBetweenArrivals(try HelsinkiFixture.trace())
-        let agent = try AgentUnderTest.start(broker: broker, vehicle: "van-3",
+        let (before, after) = try await Self.splitBetweenArrivals(try await HelsinkiFixture.trace())
+        let agent = try await AgentUnderTest.start(broker: broker, vehicle: "van-3",
                                              stateDir: try TestTools.makeTemporaryDirectory(prefix: "edgenav-state"))
         defer { agent.stop() }
         try await agent.waitOnline(broker, vehicle: "van-3")
         try broker.publishWithTool(topic: "fleet/van-3/nav/destinations", payload: HelsinkiFixture.destinations(id: "job-3"),
                                    retain: true)
         let watcher = try await TestSubscriber(broker: broker, filters: ["fleet/van-3/nav/arrival"], persistent: true)
-        try publishLines(before, topic: "fleet/van-3/location/raw", broker: broker)
+        try await publishLines(before, topic: "fleet/van-3/location/raw", broker: broker)
         #expect(await watcher.waitUntil(timeoutSeconds: 30) { $0.withPayload(on: "fleet/van-3/nav/arrival").count == 1 })
         watcher.stop()
 
@@ -244,7 +271,7 @@ struct AgentDriveTests {
         try broker.restart()
         try await Task.sleep(nanoseconds: 1_500_000_000)
         // The agent reconnects with its persistent session; the second half comes after the restart.
-        try publishLines(after, topic: "fleet/van-3/location/raw", broker: broker)
+        try await publishLines(after, topic: "fleet/van-3/location/raw", broker: broker)
         let late = try await TestSubscriber(broker: broker, filters: ["fleet/van-3/#"], persistent: false)
         defer { late.stop() }
         let done = await late.waitUntil(timeoutSeconds: 30) { messages in
@@ -259,7 +286,7 @@ struct AgentDriveTests {
     @Test func badInputIsAnsweredOnAgentErrorAndChangesNothing() async throws {
         let broker = try TestBroker.plain()
         defer { broker.stop() }
-        let agent = try AgentUnderTest.start(broker: broker, vehicle: "van-4",
+        let agent = try await AgentUnderTest.start(broker: broker, vehicle: "van-4",
                                              stateDir: try TestTools.makeTemporaryDirectory(prefix: "edgenav-state"))
         defer { agent.stop() }
         try await agent.waitOnline(broker, vehicle: "van-4")
@@ -311,7 +338,7 @@ struct AgentDriveTests {
         try "{\"assignment\": {\"assignmentID\": tru".write(toFile: stateDir + "/trips/van-6.json", atomically: true, encoding: .utf8)
         let watcher = try await TestSubscriber(broker: broker, filters: ["fleet/van-6/#"], persistent: false)
         defer { watcher.stop() }
-        let agent = try AgentUnderTest.start(broker: broker, vehicle: "van-6", stateDir: stateDir)
+        let agent = try await AgentUnderTest.start(broker: broker, vehicle: "van-6", stateDir: stateDir)
         defer { agent.stop() }
         let reported = await watcher.waitUntil(timeoutSeconds: 10) { messages in
             messages.withPayload(on: "fleet/van-6/agent/error").contains { body($0)["code"] as? String == "corruptState" }
@@ -325,7 +352,7 @@ struct AgentDriveTests {
     @Test func theSimulateCommandDrivesThroughTheBroker() async throws {
         let broker = try TestBroker.plain()
         defer { broker.stop() }
-        let agent = try AgentUnderTest.start(broker: broker, vehicle: "van-5",
+        let agent = try await AgentUnderTest.start(broker: broker, vehicle: "van-5",
                                              stateDir: try TestTools.makeTemporaryDirectory(prefix: "edgenav-state"))
         defer { agent.stop() }
         try await agent.waitOnline(broker, vehicle: "van-5")
@@ -358,7 +385,7 @@ struct AgentDriveTests {
     func aForeignClientDrivesATripWithOwnTracksPayloads() async throws {
         let broker = try TestBroker.plain()
         defer { broker.stop() }
-        let agent = try AgentUnderTest.start(broker: broker, vehicle: "alice",
+        let agent = try await AgentUnderTest.start(broker: broker, vehicle: "alice",
                                              stateDir: try TestTools.makeTemporaryDirectory(prefix: "edgenav-state"),
                                              extra: ["--location-topic", "owntracks/alice/phone"])
         defer { agent.stop() }
@@ -366,10 +393,10 @@ struct AgentDriveTests {
         let watcher = try await TestSubscriber(broker: broker, filters: ["fleet/alice/#"], persistent: false)
         defer { watcher.stop() }
         let directory = try TestTools.makeTemporaryDirectory(prefix: "edgenav-owntracks")
-        try HelsinkiFixture.trace().joined(separator: "\n").write(toFile: directory + "/trace.jsonl", atomically: true, encoding: .utf8)
+        try await HelsinkiFixture.trace().joined(separator: "\n").write(toFile: directory + "/trace.jsonl", atomically: true, encoding: .utf8)
         let python = repositoryRoot + "/.cache/python-tools/bin/python3"
         let script = repositoryRoot + "/Tests/Support/owntracks-client.py"
-        try shell("'\(python)' '\(script)' --port \(broker.port) --vehicle alice --destinations '\(HelsinkiFixture.destinations(id: "ot-1"))' "
+        try await shell("'\(python)' '\(script)' --port \(broker.port) --vehicle alice --destinations '\(HelsinkiFixture.destinations(id: "ot-1"))' "
             + "--trace '\(directory)/trace.jsonl'")
         let arrived = await watcher.waitUntil(timeoutSeconds: 30) { $0.withPayload(on: "fleet/alice/nav/arrival").count >= 2 }
         #expect(arrived, "agent log:\n\(agent.logText.suffix(3000))")
@@ -384,7 +411,7 @@ struct FleetModeTests {
         defer { broker.stop() }
         let stateDir = try TestTools.makeTemporaryDirectory(prefix: "edgenav-fleet")
         let (process, log) = try AgentProcessTests.startAgent([
-            "--broker", broker.url, "--vehicle-id", "+", "--state-dir", stateDir, "--map", try HelsinkiFixture.graph.get(),
+            "--broker", broker.url, "--vehicle-id", "+", "--state-dir", stateDir, "--map", try await HelsinkiFixture.graphPath(),
             "--max-fix-age", "3600", "--idle-eviction", "2", "--metrics-interval", "1", "--log-level", "debug",
         ])
         defer {
@@ -396,11 +423,11 @@ struct FleetModeTests {
         #expect(await watcher.waitUntil(timeoutSeconds: 10) { messages in
             messages.contains { $0.topic == "fleet/agents/edgenav-fleet/agent/status" && $0.payload.contains(#""online""#) }
         })
-        let trace = try HelsinkiFixture.trace()
+        let trace = try await HelsinkiFixture.trace()
         for vehicle in ["cab-1", "cab-2"] {
             try broker.publishWithTool(topic: "fleet/\(vehicle)/nav/destinations",
                                        payload: HelsinkiFixture.destinations(id: "job-\(vehicle)"), retain: true)
-            try publishLines(trace, topic: "fleet/\(vehicle)/location/raw", broker: broker)
+            try await publishLines(trace, topic: "fleet/\(vehicle)/location/raw", broker: broker)
         }
         let bothArrived = await watcher.waitUntil(timeoutSeconds: 30) { messages in
             ["cab-1", "cab-2"].allSatisfy { messages.withPayload(on: "fleet/\($0)/nav/arrival").count >= 2 }
