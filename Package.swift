@@ -42,8 +42,8 @@ let package = Package(
         .target(name: "MQTT", dependencies: ["CMosquitto"]),
 
         // MARK: The agent and the executable
-        .target(name: "Agent", dependencies: ["MQTT", "RoadGraph", "Routing"]),
-        .target(name: "EdgeNavCLI", dependencies: ["Agent", "OSMImport", "Routing", "RoadGraph", "Geo"]),
+        .target(name: "Agent", dependencies: ["MQTT", "Geo", "RoadGraph", "Routing", "MapMatching", "Navigation"]),
+        .target(name: "EdgeNavCLI", dependencies: ["Agent", "OSMImport", "Routing", "RoadGraph", "Geo", "MapMatching", "Navigation"]),
         .executableTarget(name: "edgenav", dependencies: ["EdgeNavCLI"]),
         // Accuracy and speed of MapMatching on simulated drives (scripts/bench-matching runs it in release).
         .executableTarget(name: "MatchingBenchmark",
@@ -74,7 +74,7 @@ let package = Package(
         .testTarget(name: "NavigationTests",
                     dependencies: ["Navigation", "MapMatching", "TraceSimulation", "Routing", "RoadGraph", "OSMImport", "TestKit"]),
         .testTarget(name: "MQTTTests", dependencies: ["MQTT"]),
-        .testTarget(name: "AgentTests", dependencies: ["Agent", "MQTT"]),
+        .testTarget(name: "AgentTests", dependencies: ["Agent", "MQTT", "Navigation", "RoadGraph", "Geo", "OSMImport", "TestKit"]),
         .testTarget(name: "EdgeNavCLITests", dependencies: ["EdgeNavCLI", "Agent", "RoadGraph", "Geo", "TestKit"]),
         // Integration tests against a real mosquitto, in their own target.
         .testTarget(name: "MQTTIntegrationTests", dependencies: ["MQTT", "Agent", "TestKit", "mqtt-test-client"]),

@@ -29,6 +29,21 @@ public struct AgentConfiguration: Sendable, CustomStringConvertible {
     /// Permit a user name and password over plain TCP to a broker that is not on loopback.
     public var allowPlaintextCredentials: Bool
     public var logLevel: LogLevel
+    /// A JSON file of named places `{"placeId": {"lat", "lon", "title"}}`, read at start.
+    public var placesFile: String?
+    /// Read raw fixes from this topic instead of `{prefix}/{vid}/location/raw` (e.g. `owntracks/alice/phone`).
+    /// One vehicle only.
+    public var locationTopic: String?
+    /// Fleet mode (vehicle id `+`): a vehicle with no input for this long is evicted from memory (its trip stays in
+    /// the journal and resumes on its next message) [s]. Default 600.
+    public var idleEvictionSeconds: Double = 600
+    /// How often `agent/metrics` is published [s]; 0 = never. Default 10.
+    public var metricsIntervalSeconds: Double = 10
+    /// Input bounds (payload size, fix age and lead).
+    public var limits = InputLimits()
+
+    /// `--vehicle-id '+'`: serve every vehicle under the prefix.
+    public var isFleet: Bool { vehicleID == "+" }
 
     public init(
         brokerURL: String, vehicleID: String, mapPath: String? = nil, stateDirectory: String,
@@ -42,7 +57,7 @@ public struct AgentConfiguration: Sendable, CustomStringConvertible {
         self.mapPath = mapPath
         self.stateDirectory = stateDirectory
         self.topicPrefix = topicPrefix
-        self.clientID = clientID ?? "edgenav-\(vehicleID)"
+        self.clientID = clientID ?? (vehicleID == "+" ? "edgenav-fleet" : "edgenav-\(vehicleID)")
         self.protocolVersion = protocolVersion
         self.keepAliveSeconds = keepAliveSeconds
         self.sessionExpirySeconds = sessionExpirySeconds
@@ -62,9 +77,13 @@ public struct AgentConfiguration: Sendable, CustomStringConvertible {
             + "username: \(username ?? "none"), password: \(password == nil ? "none" : "<redacted>"))"
     }
 
-    /// The topic tree these settings make.
+    /// The topic tree these settings make. In fleet mode, the agent's own topics (`agent/status` and errors no
+    /// vehicle can be named for) live under `{prefix}/agents/{clientId}/`.
     public var topics: TopicTree {
-        get throws(AgentConfigurationError) { try TopicTree(prefix: topicPrefix, vehicleID: vehicleID) }
+        get throws(AgentConfigurationError) {
+            isFleet ? try TopicTree(prefix: topicPrefix + "/agents", vehicleID: clientID)
+                : try TopicTree(prefix: topicPrefix, vehicleID: vehicleID)
+        }
     }
 }
 
@@ -85,6 +104,20 @@ extension AgentConfiguration {
         _ = try topics
         let broker = try broker
         try TopicTree.validateTopicLevel(clientID, what: "client id")
+        if isFleet && locationTopic != nil {
+            throw AgentConfigurationError(
+                code: "config.locationTopicInFleetMode", message: "--location-topic serves one vehicle, not --vehicle-id '+'")
+        }
+        if let locationTopic {
+            guard !locationTopic.isEmpty, !locationTopic.contains("#"), !locationTopic.contains("+"),
+                  !locationTopic.contains("\0") else {
+                throw .invalid("location topic", locationTopic, "must be one topic name without wildcards")
+            }
+        }
+        guard idleEvictionSeconds > 0, metricsIntervalSeconds >= 0 else {
+            throw .invalid("idle eviction / metrics interval", "\(idleEvictionSeconds)/\(metricsIntervalSeconds)",
+                           "must be positive")
+        }
         guard (5...65_535).contains(keepAliveSeconds) else {
             throw .invalid("keepalive", String(keepAliveSeconds), "must be 5 to 65535 seconds")
         }
@@ -101,7 +134,8 @@ extension AgentConfiguration {
             throw AgentConfigurationError(
                 code: "config.incompleteClientCertificate", message: "--cert-file and --key-file go together")
         }
-        for (flag, path) in [("ca-file", caFile), ("cert-file", certFile), ("key-file", keyFile), ("map", mapPath)] {
+        for (flag, path) in [("ca-file", caFile), ("cert-file", certFile), ("key-file", keyFile), ("map", mapPath),
+                             ("places-file", placesFile)] {
             if let path, !FileManager.default.isReadableFile(atPath: path) {
                 throw AgentConfigurationError(code: "config.fileUnreadable", message: "--\(flag) \(path): no such readable file")
             }

@@ -1,23 +1,39 @@
 import Foundation
 import MQTT
 
-/// The agent for one vehicle: owns the MQTT client and its outbox, announces itself, and listens
-/// to its inputs. (The navigator is wired in by the issues that deliver it; until then inputs are
-/// received and logged but not acted on, as topics.md says.)
-public final class AgentRuntime: Sendable {
+/// The agent: owns the MQTT client and its outbox, announces itself, and drives one `VehicleSession` per vehicle
+/// (one, or in fleet mode every vehicle under the prefix). Every input is handled on one serial queue; outputs go
+/// through the outbox.
+public final class AgentRuntime: @unchecked Sendable {
+    // Unchecked: the mutable state below (sessions, metrics, timers) is touched only on `queue`.
     public let configuration: AgentConfiguration
+    /// The agent's own topics (in single-vehicle mode, the vehicle's).
     public let topics: TopicTree
     let logger: Logger
     let client: MQTTClient
     let startedAt: Date
+    let map: NavigationMap?
+    let queue = DispatchQueue(label: "edgenav.agent")
+
+    var sessions: [String: VehicleSession] = [:]
+    var vehicleTopics: [String: TopicTree] = [:]
+    var simulating: Set<String> = []
+    var agentEnvelope: OutputEnvelope
+    let metrics = AgentMetrics()
+    var timers: [DispatchSourceTimer] = []
 
     /// Opens the outbox in the state directory and prepares the client; connects on `start()`.
-    public init(configuration: AgentConfiguration, logger: Logger, now: Date = Date()) throws {
+    public init(configuration: AgentConfiguration, logger: Logger, map: NavigationMap? = nil, now: Date = Date()) throws {
         try configuration.validate()
         self.configuration = configuration
         self.topics = try configuration.topics
         self.logger = logger
         self.startedAt = now
+        self.map = map
+        // Agent-level messages (fleet mode) are numbered from the clock in milliseconds, so they keep increasing
+        // across restarts without a journal.
+        self.agentEnvelope = OutputEnvelope(
+            vehicleID: configuration.vehicleID, lastSeq: UInt64(max(0, now.timeIntervalSince1970 * 1000)))
 
         let outboxDirectory = URL(fileURLWithPath: configuration.stateDirectory).appendingPathComponent("outbox").path
         do {
@@ -63,19 +79,31 @@ public final class AgentRuntime: Sendable {
         mqtt.will = MQTTStatusMessage(topic: topics.status, text: will.json)
 
         let topics = self.topics
+        let inbox = MessageInbox()
         client = try MQTTClient(
             configuration: mqtt, outbox: outbox,
-            onMessage: { [logger] message in
-                logger.debug(
-                    "input received; this version does not act on it yet",
-                    [("topic", message.topic), ("bytes", String(message.payload.count)), ("retained", String(message.retain))])
-            },
+            onMessage: { message in inbox.deliver(message) },
             onEvent: { [logger] event in AgentRuntime.log(event, logger: logger, topics: topics) })
+        inbox.runtime = self
+    }
+
+    /// The vehicle input topics this agent subscribes to.
+    var inputFilters: [String] {
+        let prefix = configuration.topicPrefix
+        if configuration.isFleet {
+            return ["\(prefix)/+/nav/destinations", "\(prefix)/+/location/raw", "\(prefix)/+/nav/command",
+                    "\(prefix)/traffic", "\(prefix)/places/+"]
+        }
+        var filters = topics.inputFilters
+        if let locationTopic = configuration.locationTopic {
+            filters[filters.firstIndex(of: topics.rawLocation)!] = locationTopic
+        }
+        return filters
     }
 
     /// Subscribes to the inputs and starts connecting (and reconnecting) in the background.
     public func start() throws {
-        for filter in topics.inputFilters {
+        for filter in inputFilters {
             try client.subscribe(filter, qos: .atLeastOnce)
         }
         logger.info("agent starting", [
@@ -84,11 +112,16 @@ public final class AgentRuntime: Sendable {
             ("stateDir", configuration.stateDirectory), ("version", EdgeNavVersion.current),
         ])
         try client.start()
+        startTimers()
     }
 
     /// Publishes the retained offline status, waits for its acknowledgement (at most
     /// `timeoutSeconds`) and disconnects cleanly, so the broker does not publish the will.
     public func shutdown(timeoutSeconds: Double = 5, now: Date = Date()) async {
+        queue.sync {
+            for timer in timers { timer.cancel() }
+            timers = []
+        }
         // Give what is queued a moment to go out first; whatever is left stays in the outbox on disk
         // and is sent by the next run.
         if !(await client.flush(timeoutSeconds: min(2, timeoutSeconds))) {
@@ -144,7 +177,14 @@ public final class AgentRuntime: Sendable {
 public enum AgentProcess {
     public static func run(configuration: AgentConfiguration) throws -> Int32 {
         let logger = Logger(minimumLevel: configuration.logLevel)
-        let runtime = try AgentRuntime(configuration: configuration, logger: logger)
+        var map: NavigationMap?
+        if let path = configuration.mapPath {
+            let places = PlaceBook()
+            if let file = configuration.placesFile { try places.load(file: file, limits: configuration.limits) }
+            map = try NavigationMap.load(path: path, places: places)
+            logger.info("map loaded", [("map", path), ("places", String(places.count))])
+        }
+        let runtime = try AgentRuntime(configuration: configuration, logger: logger, map: map)
 
         let stopRequested = DispatchSemaphore(value: 0)
         let signalQueue = DispatchQueue(label: "edgenav.signals")

@@ -1,4 +1,4 @@
 /// The agent's version, reported in `agent/status` and by `edgenav version`.
 public enum EdgeNavVersion {
-    public static let current = "0.1.0"
+    public static let current = "0.2.0"
 }

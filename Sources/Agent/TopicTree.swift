@@ -14,7 +14,11 @@ public struct TopicTree: Sendable, Equatable {
         self.vehicleID = vehicleID
     }
 
-    private var vehicleRoot: String { "\(prefix)/\(vehicleID)" }
+    /// `{prefix}/{vid}`.
+    public var vehicleRoot: String { "\(prefix)/\(vehicleID)" }
+
+    /// The full name of an output topic.
+    public func output(_ topic: OutputTopic) -> String { "\(vehicleRoot)/\(topic.rawValue)" }
 
     // MARK: Inputs
     /// Destination assignments from dispatch (retained by dispatch).

@@ -62,7 +62,10 @@ public struct CommandEnvironment: Sendable {
 public enum EdgeNavCommandLine {
     /// The command tree. Subcommands arrive with the issues that deliver them.
     public static var root: Command {
-        let subcommands = [RunCommand.command, MapCommand.command, RouteCommand.command, VersionCommand.command]
+        let subcommands = [
+            RunCommand.command, MapCommand.command, RouteCommand.command, MatchCommand.command, ReplayCommand.command,
+            SimulateCommand.command, VersionCommand.command,
+        ]
         let list = subcommands.map { "  \($0.name.padding(toLength: 10, withPad: " ", startingAt: 0))\($0.spec.summary)" }
         return Command(
             name: "edgenav",

@@ -5,19 +5,22 @@ import Foundation
 enum RunCommand {
     static let spec = CommandSpec(
         invocation: "edgenav run",
-        summary: "Run the navigation agent for one vehicle against an MQTT broker.",
+        summary: "Run the navigation agent for one vehicle (or a fleet) against an MQTT broker.",
         discussion: """
             Every option can also be set by the environment variable shown with it; a flag wins over
             its variable. The broker password is never taken from the command line (where `ps` would
             show it): put it in a file named by --password-file, or in EDGENAV_PASSWORD.
             The agent publishes retained {"state":"online",...} on <prefix>/<vehicle>/agent/status on
             every connect, leaves {"state":"offline",...} there as its Last Will, and publishes offline
-            itself on SIGTERM or SIGINT before disconnecting.
+            itself on SIGTERM or SIGINT before disconnecting. topics.md describes every topic and payload.
+            --vehicle-id '+' serves every vehicle under the prefix (fleet mode), one navigator each, created on
+            its first message and evicted after --idle-eviction seconds without input; the agent's own status
+            then lives at <prefix>/agents/<client-id>/agent/status.
             """,
         options: [
             OptionSpec("broker", value: "URL", default: "mqtt://127.0.0.1:1883",
                        help: "broker URL, mqtt://host:port or mqtts://host:port (TLS)"),
-            OptionSpec("vehicle-id", value: "ID", help: "the vehicle this agent serves (one topic level)"),
+            OptionSpec("vehicle-id", value: "ID", help: "the vehicle this agent serves (one topic level), or '+' for every vehicle"),
             OptionSpec("map", value: "FILE", help: "road graph file made by 'edgenav map import'"),
             OptionSpec("state-dir", value: "DIR", default: "./edgenav-state",
                        help: "directory for the outbox and the trip journal"),
@@ -35,6 +38,15 @@ enum RunCommand {
             OptionSpec("allow-plaintext-credentials",
                        help: "allow sending a user name and password over plain mqtt:// to a non-loopback broker"),
             OptionSpec("log-level", value: "LEVEL", default: "info", help: "debug, info, warning or error"),
+            OptionSpec("places-file", value: "FILE", help: "named places {\"placeId\":{\"lat\":…,\"lon\":…,\"title\":…}}"),
+            OptionSpec("location-topic", value: "TOPIC",
+                       help: "read raw fixes from this topic instead of <prefix>/<vehicle>/location/raw (one vehicle)"),
+            OptionSpec("idle-eviction", value: "SECONDS", default: "600",
+                       help: "fleet mode: forget a vehicle after this long without input (its trip stays journaled)"),
+            OptionSpec("metrics-interval", value: "SECONDS", default: "10", help: "agent/metrics period; 0 = never"),
+            OptionSpec("max-fix-age", value: "SECONDS", default: "300", help: "older fixes are refused as stale"),
+            OptionSpec("max-fix-lead", value: "SECONDS", default: "5",
+                       help: "fixes further in the future than this are refused (clock skew allowance)"),
         ])
 
     static var command: Command {
@@ -75,13 +87,13 @@ enum RunCommand {
         } else if let text = environment["EDGENAV_PASSWORD"], !text.isEmpty {
             password = text
         }
-        let configuration = AgentConfiguration(
+        var configuration = AgentConfiguration(
             brokerURL: arguments.string("broker") ?? "mqtt://127.0.0.1:1883",
             vehicleID: vehicleID,
             mapPath: arguments.string("map"),
             stateDirectory: arguments.string("state-dir") ?? "./edgenav-state",
             topicPrefix: arguments.string("topic-prefix") ?? "fleet",
-            clientID: arguments.string("client-id") ?? "edgenav-\(vehicleID)",
+            clientID: arguments.string("client-id"),
             protocolVersion: protocolVersion,
             keepAliveSeconds: try arguments.integer("keepalive", in: 5...65_535) ?? 30,
             sessionExpirySeconds: try arguments.integer("session-expiry", in: 0...4_294_967_295) ?? 86_400,
@@ -92,6 +104,12 @@ enum RunCommand {
             keyFile: arguments.string("key-file"),
             allowPlaintextCredentials: arguments.flag("allow-plaintext-credentials"),
             logLevel: logLevel)
+        configuration.placesFile = arguments.string("places-file")
+        configuration.locationTopic = arguments.string("location-topic")
+        configuration.idleEvictionSeconds = try arguments.double("idle-eviction", in: 1...31_536_000) ?? 600
+        configuration.metricsIntervalSeconds = try arguments.double("metrics-interval", in: 0...86_400) ?? 10
+        configuration.limits.maximumFixAgeSeconds = try arguments.double("max-fix-age", in: 1...31_536_000) ?? 300
+        configuration.limits.maximumFixLeadSeconds = try arguments.double("max-fix-lead", in: 0...86_400) ?? 5
         try configuration.validate()
         return configuration
     }

@@ -1,0 +1,566 @@
+import Foundation
+import Geo
+import MapMatching
+import Navigation
+import RoadGraph
+import Routing
+
+/// The map and everything derived from it that all vehicles share (one per process).
+public final class NavigationMap: @unchecked Sendable {
+    // Unchecked: the graph is immutable after load; the router and the place book are used only from the agent's
+    // serial queue (the router keeps search scratch space between queries).
+    public let graph: RoadGraph
+    public let router: Router
+    public let index: RoadGeometryIndex
+    public let places: PlaceBook
+    public let name: String
+
+    public init(graph: RoadGraph, name: String, places: PlaceBook = PlaceBook()) {
+        self.graph = graph
+        self.router = Router(graph: graph)
+        self.index = RoadGeometryIndex(graph: graph)
+        self.places = places
+        self.name = name
+    }
+
+    public static func load(path: String, places: PlaceBook = PlaceBook()) throws -> NavigationMap {
+        let graph = try RoadGraph(contentsOf: URL(fileURLWithPath: path))
+        return NavigationMap(graph: graph, name: URL(fileURLWithPath: path).lastPathComponent, places: places)
+    }
+}
+
+/// Named places from `{prefix}/places/{placeId}` and the places file; resolves waypoints given by place id.
+public final class PlaceBook: PlaceResolving, @unchecked Sendable {
+    private let lock = NSLock()
+    private var places: [String: Place] = [:]
+    public init() {}
+
+    public func set(_ id: String, _ place: Place?) {
+        lock.lock()
+        places[id] = place
+        lock.unlock()
+    }
+
+    public func coordinate(forPlaceID placeID: String) -> Coordinate? {
+        lock.lock()
+        defer { lock.unlock() }
+        return places[placeID]?.coordinate
+    }
+
+    public var count: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return places.count
+    }
+
+    /// A places file: `{"placeId": {"lat": …, "lon": …, "title": …}, …}`.
+    public func load(file: String, limits: InputLimits = InputLimits()) throws {
+        let data = try Data(contentsOf: URL(fileURLWithPath: file))
+        guard let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+            throw AgentInputError(.invalidJSON, "\(file): not a JSON object of places")
+        }
+        for (id, value) in object {
+            let entry = try JSONSerialization.data(withJSONObject: value)
+            set(id, try PlacePayload.decode(Array(entry), limits: limits))
+        }
+    }
+}
+
+/// What a vehicle's session keeps across restarts (the trip journal's content).
+public struct TripState: Sendable, Equatable, Codable {
+    public var assignment: Assignment?
+    /// Index in the assignment's waypoints of the current destination.
+    public var currentWaypointIndex: Int = 0
+    /// Assignment waypoint indices whose arrival was published.
+    public var announcedArrivals: [Int] = []
+    public var options: NavigatorOptions = NavigatorOptions()
+    /// Every `seq` below this may have been used: a restarted agent continues from here.
+    public var seqReserved: UInt64 = 0
+    /// True once the last destination was reached.
+    public var tripComplete = false
+    public init() {}
+}
+
+/// The navigator options the agent exposes (`setOptions`), persisted and shown on `nav/state`.
+public struct NavigatorOptions: Sendable, Equatable, Codable {
+    public var timeUpdateThresholdSeconds: Double = 1
+    public var distanceUpdateThresholdMeters: Double = 1
+    public var stopGuidanceAtArrival = true
+    /// Percent above the limit; nil = that severity never fires from thresholds.
+    public var speedAlertMinorPercent: Double? = 10
+    public var speedAlertMajorPercent: Double? = 20
+    public var severityUpgradeDurationSeconds: Double?
+    public init() {}
+
+    mutating func apply(_ u: NavigatorOptionsUpdate) {
+        if let v = u.timeUpdateThresholdSeconds { timeUpdateThresholdSeconds = v }
+        if let v = u.distanceUpdateThresholdMeters { distanceUpdateThresholdMeters = v }
+        if let v = u.stopGuidanceAtArrival { stopGuidanceAtArrival = v }
+        if let v = u.speedAlertMinorPercent { speedAlertMinorPercent = v }
+        if let v = u.speedAlertMajorPercent { speedAlertMajorPercent = v }
+        if let v = u.severityUpgradeDurationSeconds { severityUpgradeDurationSeconds = v }
+        // The SDK's rule: a minor above the major raises the major (and the reverse, via SpeedAlertOptions).
+        let alert = speedAlertOptions
+        speedAlertMinorPercent = alert.minorThreshold.map { $0 * 100 }
+        speedAlertMajorPercent = alert.majorThreshold.map { $0 * 100 }
+    }
+
+    var speedAlertOptions: SpeedAlertOptions {
+        SpeedAlertOptions(minorThreshold: speedAlertMinorPercent.map { $0 / 100 },
+                          majorThreshold: speedAlertMajorPercent.map { $0 / 100 },
+                          severityUpgradeDurationSeconds: severityUpgradeDurationSeconds)
+    }
+
+    var json: JSONValue {
+        .object([
+            ("timeUpdateThresholdSeconds", .number(timeUpdateThresholdSeconds, digits: 3)),
+            ("distanceUpdateThresholdMeters", .number(distanceUpdateThresholdMeters, digits: 3)),
+            ("stopGuidanceAtArrival", .bool(stopGuidanceAtArrival)),
+            ("speedAlert", .object([
+                ("minorPercent", .number(speedAlertMinorPercent, digits: 2)),
+                ("majorPercent", .number(speedAlertMajorPercent, digits: 2)),
+                ("severityUpgradeDurationSeconds", .number(severityUpgradeDurationSeconds, digits: 1)),
+            ])),
+        ])
+    }
+}
+
+/// Where a vehicle's session saves its `TripState`. The agent's is a file (`TripJournal`); tests may keep it in memory.
+public protocol TripStateStore: AnyObject {
+    func save(_ state: TripState) throws
+}
+
+/// One vehicle: its navigator, its trip, its message numbering. Inputs in, outputs out; no I/O except through the
+/// store, no clock (every call takes `now`, the agent's receive time). Confined to the agent's serial queue.
+public final class VehicleSession {
+    public let vehicleID: String
+    public let map: NavigationMap
+    public let limits: InputLimits
+    public private(set) var trip: TripState
+    private var envelope: OutputEnvelope
+    private let store: TripStateStore?
+    /// Reserve this many `seq` values per journal write (so a fix costs no disk write).
+    static let seqReservationBlock: UInt64 = 1000
+
+    public private(set) var navigator: NavigatorCore?
+    /// The assignment waits for the first fix: the navigator routes from the vehicle's position.
+    public private(set) var waitingForLocation = false
+    private var lastFixTime: Date?
+    private var lastRouteStatus: RouteStatus?
+    private var lastCommand: (name: String, requestID: String?, status: String, message: String?)?
+    public private(set) var simulator: LocationSimulator?
+    /// Wall-clock time the simulator was last advanced to.
+    private var simulatorClock: Date?
+    public private(set) var lastActivity: Date
+
+    public init(vehicleID: String, map: NavigationMap, limits: InputLimits = InputLimits(), restored: TripState? = nil,
+                store: TripStateStore? = nil, now: Date) {
+        self.vehicleID = vehicleID
+        self.map = map
+        self.limits = limits
+        self.store = store
+        self.lastActivity = now
+        var trip = restored ?? TripState()
+        // Never reuse a number a previous run may have published.
+        let lastSeq = trip.seqReserved
+        trip.seqReserved = lastSeq + Self.seqReservationBlock
+        self.trip = trip
+        self.envelope = OutputEnvelope(vehicleID: vehicleID, lastSeq: lastSeq)
+        if trip.assignment != nil && !trip.tripComplete { waitingForLocation = true }
+        persist()
+    }
+
+    public var seq: UInt64 { envelope.seq }
+    public var isGuidanceActive: Bool { navigator?.isGuidanceActive ?? false }
+
+    // MARK: Inputs
+
+    /// A `nav/destinations` payload. The same `assignmentId` again changes nothing (idempotent); a new one replaces
+    /// the trip; an empty payload clears it.
+    public func receiveDestinations(_ payload: [UInt8], topic: String? = nil, now: Date) -> [OutboundMessage] {
+        lastActivity = now
+        let assignment: Assignment?
+        do {
+            assignment = try DestinationsPayload.decode(payload, limits: limits)
+        } catch {
+            return [errorMessage(error, topic: topic, payload: payload, now: now)]
+        }
+        return receiveAssignment(assignment, now: now)
+    }
+
+    /// A decoded assignment; nil clears the trip.
+    public func receiveAssignment(_ assignment: Assignment?, now: Date) -> [OutboundMessage] {
+        lastActivity = now
+        guard let assignment else {
+            guard trip.assignment != nil else { return [] }
+            return clearTrip(now: now)
+        }
+        if assignment.assignmentID == trip.assignment?.assignmentID { return [] }
+        var out = clearRetainedTripTopics()
+        trip.assignment = assignment
+        trip.currentWaypointIndex = 0
+        trip.announcedArrivals = []
+        trip.tripComplete = false
+        routeRetryNotBefore = nil
+        persist()
+        if lastFixTime == nil {
+            waitingForLocation = true
+            out.append(stateMessage(now: now))
+            return out
+        }
+        out += startAssignment(at: now)
+        return out
+    }
+
+    /// A `location/raw` payload.
+    public func receiveLocation(_ payload: [UInt8], topic: String? = nil, now: Date) -> [OutboundMessage] {
+        lastActivity = now
+        let fix: RawFix
+        do {
+            fix = try LocationPayload.decode(payload, limits: limits).fix
+            try checkFreshness(fix, now: now)
+        } catch {
+            return [errorMessage(error, topic: topic, payload: payload, now: now)]
+        }
+        return process(fix)
+    }
+
+    func checkFreshness(_ fix: RawFix, now: Date) throws(AgentInputError) {
+        let age = now.timeIntervalSince(fix.timestamp)
+        if age > limits.maximumFixAgeSeconds {
+            throw AgentInputError(.staleFix, "fix is \(Int(age)) s old (limit \(Int(limits.maximumFixAgeSeconds)) s)")
+        }
+        if -age > limits.maximumFixLeadSeconds {
+            throw AgentInputError(.futureFix, String(format: "fix is %.1f s in the future (limit %.0f s)", -age,
+                                                     limits.maximumFixLeadSeconds))
+        }
+        if let last = lastFixTime {
+            if fix.timestamp < last {
+                throw AgentInputError(.outOfOrderFix, "fix at \(ISO8601Timestamp.string(from: fix.timestamp)) is older "
+                    + "than the last accepted one at \(ISO8601Timestamp.string(from: last))")
+            }
+            if fix.timestamp == last { throw AgentInputError(.duplicateFix, "a fix with this timestamp was already processed") }
+        }
+    }
+
+    /// A decoded fix (replay, tests). Out-of-order and duplicate fixes are ignored here.
+    public func process(_ fix: RawFix) -> [OutboundMessage] {
+        if let last = lastFixTime, fix.timestamp <= last { return [] }
+        lastFixTime = fix.timestamp
+        let nav = ensureNavigator()
+        var out = messages(for: nav.process(fix))
+        if waitingForLocation, routeRetryNotBefore.map({ fix.timestamp >= $0 }) ?? true {
+            out += startAssignment(at: fix.timestamp)
+        }
+        return out
+    }
+
+    /// A `nav/command` payload. The outcome, with the request id, goes on `nav/state`.
+    public func receiveCommand(_ payload: [UInt8], topic: String? = nil, now: Date) -> [OutboundMessage] {
+        lastActivity = now
+        let decoded: (command: AgentCommand, requestID: String?)
+        do {
+            decoded = try CommandPayload.decode(payload, limits: limits)
+        } catch {
+            let requestID = (try? PayloadObject.parse(payload, limits: limits)).flatMap { try? $0.string("requestId") }
+            lastCommand = ((try? PayloadObject.parse(payload, limits: limits)).flatMap { try? $0.string("command") } ?? "",
+                           requestID, "rejected", error.description)
+            return [errorMessage(error, topic: topic, payload: payload, now: now), stateMessage(now: now)]
+        }
+        return apply(decoded.command, requestID: decoded.requestID, now: now)
+    }
+
+    public func apply(_ command: AgentCommand, requestID: String?, now: Date) -> [OutboundMessage] {
+        var out: [OutboundMessage] = []
+        var status = "ok"
+        var message: String?
+        switch command {
+        case .continueToNextDestination:
+            if let nav = navigator, nav.destinations.count > 1 {
+                out += continueToNext(nav, at: now)
+            } else {
+                status = "rejected"
+                message = "no next destination"
+            }
+        case .clearDestinations:
+            if trip.assignment == nil {
+                message = "no destinations to clear"
+            }
+            lastCommand = (command.name, requestID, status, message)
+            return clearTrip(now: now)
+        case .startGuidance, .stopGuidance:
+            if let nav = navigator, nav.activeLeg != nil {
+                out += messages(for: nav.setGuidanceActive(command == .startGuidance, at: now))
+            } else if command == .startGuidance {
+                status = "rejected"
+                message = "no route"
+            }
+        case .simulate(let request):
+            if let nav = navigator, !nav.remainingRouteLegs.isEmpty {
+                var configuration = LocationSimulatorConfiguration(fixIntervalSeconds: request.fixIntervalSeconds)
+                if request.noiseMeters > 0 {
+                    var realism = SimulationRealism()
+                    realism.positionSigmaMeters = request.noiseMeters
+                    realism.outlierProbability = 0
+                    realism.reportedAccuracyMeters = max(5, request.noiseMeters * 1.5)
+                    realism.dropFixesInTunnels = false
+                    configuration.realism = realism
+                }
+                let sim = LocationSimulator(graph: map.graph, configuration: configuration, index: map.index)
+                sim.speedMultiplier = request.speedMultiplier
+                // Start just after the last fix so the first simulated fix is never a duplicate.
+                let start = max(now, (lastFixTime ?? now).addingTimeInterval(0.001))
+                sim.simulateLocationsAlongExistingRoute(nav, at: start)
+                simulator = sim
+                simulatorClock = start
+            } else {
+                status = "rejected"
+                message = "no route to simulate along (the SDK's simulator does nothing without one)"
+            }
+        case .pauseSimulation, .resumeSimulation, .stopSimulation:
+            if let sim = simulator {
+                switch command {
+                case .pauseSimulation: sim.pause()
+                case .resumeSimulation: sim.resume()
+                default:
+                    sim.stop()
+                    simulator = nil
+                }
+            } else {
+                status = "rejected"
+                message = "no simulation running"
+            }
+        case .setOptions(let update):
+            trip.options.apply(update)
+            if let nav = navigator { configure(nav) }
+            persist()
+        }
+        lastCommand = (command.name, requestID, status, message)
+        out.append(stateMessage(now: now))
+        return out
+    }
+
+    /// Traffic observations (`{prefix}/traffic`).
+    public func receiveTraffic(_ observations: [TrafficObservation], now: Date) -> [OutboundMessage] {
+        guard let nav = navigator else { return [] }
+        return messages(for: nav.updateTraffic(observations, at: now))
+    }
+
+    /// The simulator's fixes due by `now` (wall clock), to publish on `location/raw`.
+    public func simulatedFixes(now: Date) -> [RawFix] {
+        guard let sim = simulator, let clock = simulatorClock, now > clock else { return [] }
+        simulatorClock = now
+        return sim.advance(by: now.timeIntervalSince(clock))
+    }
+
+    /// An error on an input of this vehicle.
+    public func errorMessage(_ error: AgentInputError, topic: String?, payload: [UInt8]?, now: Date) -> OutboundMessage {
+        wrap(.error, now, OutputPayloads.error(error, topic: topic, payload: payload))
+    }
+
+    // MARK: The trip
+
+    private func ensureNavigator() -> NavigatorCore {
+        if let navigator { return navigator }
+        let nav = NavigatorCore(graph: map.graph, router: map.router, snapper: MapMatcherSnapper(index: map.index),
+                                placeResolver: map.places)
+        configure(nav)
+        navigator = nav
+        return nav
+    }
+
+    private func configure(_ nav: NavigatorCore) {
+        let o = trip.options
+        nav.timeUpdateThresholdSeconds = o.timeUpdateThresholdSeconds
+        nav.distanceUpdateThresholdMeters = o.distanceUpdateThresholdMeters
+        nav.stopGuidanceAtArrival = o.stopGuidanceAtArrival
+        nav.speedAlertOptions = o.speedAlertOptions
+        if let a = trip.assignment {
+            nav.travelMode = a.travelMode
+            nav.avoidsHighways = a.avoidHighways
+            nav.avoidsTolls = a.avoidTolls
+            nav.avoidsFerries = a.avoidFerries
+        }
+    }
+
+    /// Routes the assignment from the current waypoint on (0 for a new trip; later after a restart).
+    private func startAssignment(at time: Date) -> [OutboundMessage] {
+        waitingForLocation = false
+        guard let a = trip.assignment else { return [] }
+        let nav = ensureNavigator()
+        configure(nav)
+        waypointOffset = trip.currentWaypointIndex
+        let waypoints = a.waypoints.dropFirst(trip.currentWaypointIndex).map(\.navigationWaypoint)
+        let (status, events) = nav.setDestinations(
+            Array(waypoints), options: DestinationOptions(startsGuidance: a.startGuidance), at: time)
+        let retrying = routeRetryNotBefore != nil
+        if status == .noRouteFound || status == .locationUnavailable {
+            // The first fixes may sit on a road the vehicle cannot leave (a noisy fix on a footway or a oneway stub):
+            // try again from a later fix rather than give up the trip.
+            waitingForLocation = true
+            routeRetryNotBefore = time.addingTimeInterval(Self.routeRetrySeconds)
+            if retrying && status == lastRouteStatus { return [] }
+        } else {
+            routeRetryNotBefore = nil
+        }
+        var out = messages(for: events)
+        if !out.contains(where: { $0.topic == .state }) { out.append(stateMessage(now: time)) }
+        return out
+    }
+
+    /// Seconds of fix time between route attempts while the assignment cannot be routed from the vehicle's position.
+    static let routeRetrySeconds: Double = 5
+    private var routeRetryNotBefore: Date?
+    /// The assignment index of the first waypoint given to the navigator (its indices count from there; they stay
+    /// stable across `continueToNextDestination`).
+    private var waypointOffset = 0
+
+    private func continueToNext(_ nav: NavigatorCore, at time: Date) -> [OutboundMessage] {
+        let events = nav.continueToNextDestination(at: time).events
+        trip.currentWaypointIndex += 1
+        persist()
+        return messages(for: events)
+    }
+
+    /// Clears the destinations and the retained trip topics (`nav/arrival`, `nav/eta`, `nav/delay`).
+    private func clearTrip(now: Date) -> [OutboundMessage] {
+        var out: [OutboundMessage] = []
+        simulator?.stop()
+        simulator = nil
+        if let nav = navigator { out += messages(for: nav.clearDestinations(at: now)) }
+        let hadTrip = trip.assignment != nil
+        trip.assignment = nil
+        trip.currentWaypointIndex = 0
+        trip.announcedArrivals = []
+        trip.tripComplete = false
+        waitingForLocation = false
+        routeRetryNotBefore = nil
+        persist()
+        if hadTrip && !out.contains(where: { $0.topic == .route }) {
+            // Never routed (still waiting for a fix): say so on nav/route all the same.
+            out.append(wrap(.route, now, [("reason", "cleared"), ("routeStatus", "ok"), ("assignmentId", .null),
+                                          ("currentLegIndex", .null), ("distanceMeters", 0), ("durationSeconds", 0),
+                                          ("legs", [])]))
+        }
+        out += clearRetainedTripTopics()
+        out.append(stateMessage(now: now))
+        return out
+    }
+
+    private func clearRetainedTripTopics() -> [OutboundMessage] {
+        [.clear(.arrival), .clear(.eta), .clear(.delay)]
+    }
+
+    /// Turns navigator events into messages: one `nav/eta` per input, arrivals de-duplicated and auto-continued.
+    private func messages(for events: [NavigationEvent]) -> [OutboundMessage] {
+        var out: [OutboundMessage] = []
+        var etaPublished = false
+        var stateChanged = false
+        var continueAt: Date?
+        let offset = waypointOffset
+        let assignmentID = trip.assignment?.assignmentID
+        for event in events {
+            switch event {
+            case .location(let e):
+                out.append(wrap(.snappedLocation, e.timestamp, OutputPayloads.snappedLocation(e)))
+            case .routeChanged(let e):
+                out.append(wrap(.route, e.timestamp, OutputPayloads.route(e, assignmentID: assignmentID, waypointOffset: offset)))
+                if e.routeStatus != lastRouteStatus || e.reason != .offRoute { stateChanged = true }
+                lastRouteStatus = e.reason == .cleared ? nil : e.routeStatus
+            case .arrival(let e):
+                let index = e.waypoint.index + offset
+                if !trip.announcedArrivals.contains(index) {
+                    out.append(wrap(.arrival, e.timestamp,
+                                    OutputPayloads.arrival(e, assignmentID: assignmentID, waypointOffset: offset)))
+                    trip.announcedArrivals.append(index)
+                    if e.remainingWaypoints == 0 { trip.tripComplete = true }
+                    persist()
+                }
+                stateChanged = true
+                if e.remainingWaypoints > 0, trip.assignment?.autoContinue ?? false { continueAt = e.timestamp }
+            case .remainingTime, .remainingDistance:
+                // One nav/eta per input, carrying the latest time and distance, where the first of the two came.
+                guard !etaPublished, !trip.tripComplete else { continue }
+                etaPublished = true
+                var latest: (seconds: Double, meters: Double, time: Date, index: Int)?
+                for later in events {
+                    if case .remainingTime(let t) = later { latest = (t.remainingSeconds, t.remainingMeters, t.timestamp, t.waypointIndex) }
+                    if case .remainingDistance(let d) = later {
+                        latest = (d.remainingSeconds, d.remainingMeters, d.timestamp, d.waypointIndex)
+                    }
+                }
+                if let eta = latest {
+                    out.append(wrap(.eta, eta.time, OutputPayloads.eta(
+                        remainingSeconds: eta.seconds, remainingMeters: eta.meters, timestamp: eta.time,
+                        waypointIndex: eta.index + offset)))
+                }
+            case .delayCategory(let e):
+                out.append(wrap(.delay, e.timestamp, OutputPayloads.delay(e)))
+            case .speeding(let e):
+                out.append(wrap(.speeding, e.timestamp, OutputPayloads.speeding(e)))
+            case .lighting(let e):
+                out.append(wrap(.lighting, e.timestamp, OutputPayloads.lighting(e)))
+            }
+        }
+        if trip.tripComplete && events.contains(where: { if case .arrival = $0 { true } else { false } }) {
+            // The trip is over: no time or distance is left to report.
+            out += [.clear(.eta), .clear(.delay)]
+        }
+        if let continueAt, let nav = navigator {
+            out += continueToNext(nav, at: continueAt)
+            stateChanged = true
+        }
+        if stateChanged, let time = events.first?.timestamp { out.append(stateMessage(now: time)) }
+        return out
+    }
+
+    /// The `nav/state` payload.
+    public func stateMessage(now: Date) -> OutboundMessage {
+        let nav = navigator
+        var command: JSONValue = .null
+        if let c = lastCommand {
+            command = .object([("command", .string(c.name)), ("requestId", .string(c.requestID)), ("status", .string(c.status)),
+                               ("message", .string(c.message))])
+        }
+        let status: JSONValue = waitingForLocation && routeRetryNotBefore == nil
+            ? "waitingForLocation" : .string(lastRouteStatus?.rawValue)
+        let waypointIndex: JSONValue = trip.assignment == nil ? .null : .int(Int64(trip.currentWaypointIndex))
+        return wrap(.state, now, [
+            ("guidanceActive", .bool(nav?.isGuidanceActive ?? false)),
+            ("routeStatus", status),
+            ("travelMode", .string((trip.assignment?.travelMode ?? nav?.travelMode ?? .driving).rawValue)),
+            ("assignmentId", .string(trip.assignment?.assignmentID)),
+            ("currentWaypointIndex", waypointIndex),
+            ("waypointCount", trip.assignment.map { .int(Int64($0.waypoints.count)) } ?? .null),
+            ("tripComplete", .bool(trip.tripComplete)),
+            ("autoContinue", trip.assignment.map { .bool($0.autoContinue) } ?? .null),
+            ("simulating", .bool(simulator?.isSimulating ?? false)),
+            ("options", trip.options.json),
+            ("lastCommand", command),
+        ])
+    }
+
+    /// Any other message for this vehicle's topics (metrics), numbered in the same sequence.
+    public func message(_ topic: OutputTopic, at time: Date, _ body: [(String, JSONValue)]) -> OutboundMessage {
+        wrap(topic, time, body)
+    }
+
+    private func wrap(_ topic: OutputTopic, _ time: Date, _ body: [(String, JSONValue)]) -> OutboundMessage {
+        let message = envelope.wrap(topic, timestamp: time, body)
+        if envelope.seq >= trip.seqReserved {
+            trip.seqReserved = envelope.seq + Self.seqReservationBlock
+            persist()
+        }
+        return message
+    }
+
+    private(set) var persistError: String?
+    private func persist() {
+        do {
+            try store?.save(trip)
+            persistError = nil
+        } catch {
+            persistError = "\(error)"
+        }
+    }
+}
