@@ -82,6 +82,10 @@ let package = Package(
         .testTarget(name: "EdgeNavCLITests", dependencies: ["EdgeNavCLI", "Agent", "RoadGraph", "Geo", "TestKit"]),
         // Integration tests against a real mosquitto, in their own target.
         .testTarget(name: "MQTTIntegrationTests", dependencies: ["MQTT", "Agent", "TestKit", "mqtt-test-client"]),
+        // The agent measured through a real broker: latency against the broker's floor, fleet throughput
+        // (scripts/bench-agent runs it in release mode).
+        .executableTarget(name: "bench-agent", dependencies: ["Agent", "MQTT", "Navigation", "RoadGraph", "Geo"],
+                          path: "Benchmarks/Agent"),
         // QoS 1 publish throughput of MQTTClient, run by scripts/bench-mqtt in release mode.
         .executableTarget(name: "bench-mqtt", dependencies: ["MQTT"], path: "Benchmarks/MQTTThroughput"),
         // A separate MQTTClient process the integration tests can SIGKILL (Last Will, outbox after kill -9).

@@ -60,6 +60,8 @@ public final class AgentRuntime: @unchecked Sendable {
         mqtt.protocolVersion = configuration.protocolVersion == .v5 ? .v5 : .v311
         mqtt.keepAliveSeconds = configuration.keepAliveSeconds
         mqtt.sessionExpiryIntervalSeconds = UInt32(configuration.sessionExpirySeconds)
+        // A fleet agent publishes thousands of messages a second: QoS 1 throughput is in-flight window / round trip.
+        if configuration.isFleet { mqtt.maxInflightMessages = 1000 }
         if let username = configuration.username {
             mqtt.credentials = MQTTCredentials(username: username, password: configuration.password)
         }
@@ -113,6 +115,10 @@ public final class AgentRuntime: @unchecked Sendable {
         ])
         try client.start()
         startTimers()
+        if !configuration.isFleet, map != nil {
+            // One vehicle: open its journal now, so a trip resumes (and a corrupt journal is reported) at start.
+            queue.async { [self] in _ = session(for: configuration.vehicleID, now: Date()) }
+        }
     }
 
     /// Publishes the retained offline status, waits for its acknowledgement (at most

@@ -62,7 +62,29 @@ public enum JSONValue: Sendable, Equatable, ExpressibleByStringLiteral, Expressi
 
     static func format(_ value: Double, digits: Int) -> String {
         guard value.isFinite else { return "null" }
-        var text = String(format: "%.\(max(0, digits))f", value)
+        let digits = max(0, digits)
+        // Fast path (every payload has a dozen numbers; String(format:) costs microseconds each): scale to an
+        // integer, print it, put the point back. Exact enough while the scaled value fits well within 2^53.
+        if digits <= 9 {
+            let scale = Self.powersOfTen[digits]
+            let scaled = (abs(value) * scale).rounded()
+            if scaled < 9e15 {
+                var units = Int64(scaled)
+                if units == 0 { return "0" }
+                var fractionDigits = digits
+                while fractionDigits > 0, units % 10 == 0 {
+                    units /= 10
+                    fractionDigits -= 1
+                }
+                var text = String(units)
+                if fractionDigits > 0 {
+                    if text.count <= fractionDigits { text = String(repeating: "0", count: fractionDigits - text.count + 1) + text }
+                    text.insert(".", at: text.index(text.endIndex, offsetBy: -fractionDigits))
+                }
+                return value < 0 ? "-" + text : text
+            }
+        }
+        var text = String(format: "%.\(digits)f", value)
         if text.contains(".") {
             while text.hasSuffix("0") { text.removeLast() }
             if text.hasSuffix(".") { text.removeLast() }
@@ -70,6 +92,8 @@ public enum JSONValue: Sendable, Equatable, ExpressibleByStringLiteral, Expressi
         if text == "-0" { text = "0" }
         return text
     }
+
+    private static let powersOfTen: [Double] = [1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9]
 
     public static func == (a: JSONValue, b: JSONValue) -> Bool { a.text == b.text }
 }

@@ -78,8 +78,29 @@ public enum ISO8601Timestamp {
         if secondsOfDay < 0 { secondsOfDay += 86_400; days -= 1 }
         let (year, month, day) = civilDate(daysSinceEpoch: days)
         let hour = secondsOfDay / 3600, minute = (secondsOfDay % 3600) / 60, second = secondsOfDay % 60
-        return String(
-            format: "%04lld-%02lld-%02lldT%02lld:%02lld:%02lld.%03dZ", year, month, day, hour, minute, second, millis)
+        // By hand, not String(format:): this runs for every payload.
+        var text = ""
+        text.reserveCapacity(24)
+        func append(_ value: Int64, width: Int) {
+            let digits = String(value)
+            if digits.count < width { text += String(repeating: "0", count: width - digits.count) }
+            text += digits
+        }
+        append(year, width: 4)
+        text += "-"
+        append(month, width: 2)
+        text += "-"
+        append(day, width: 2)
+        text += "T"
+        append(hour, width: 2)
+        text += ":"
+        append(minute, width: 2)
+        text += ":"
+        append(second, width: 2)
+        text += "."
+        append(Int64(millis), width: 3)
+        text += "Z"
+        return text
     }
 
     /// Howard Hinnant's days-to-civil algorithm (proleptic Gregorian calendar).

@@ -5,8 +5,12 @@ import Foundation
 public final class TripJournal: TripStateStore {
     public let path: String
     private let encoder: JSONEncoder
+    /// fsync before the rename: the state survives a power loss, not only a crash. Fleet mode turns it off
+    /// (thousands of vehicles); the rename alone keeps a `kill -9` from ever leaving half a file.
+    public let durable: Bool
 
-    public init(directory: String, vehicleID: String) throws {
+    public init(directory: String, vehicleID: String, durable: Bool = true) throws {
+        self.durable = durable
         let trips = URL(fileURLWithPath: directory).appendingPathComponent("trips")
         try FileManager.default.createDirectory(at: trips, withIntermediateDirectories: true)
         path = trips.appendingPathComponent("\(vehicleID).json").path
@@ -43,7 +47,7 @@ public final class TripJournal: TripStateStore {
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         guard fd >= 0 else { throw AgentInputError(.internalError, "cannot write \(temporary): errno \(errno)") }
         let written = data.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        fsync(fd)
+        if durable { fsync(fd) }
         close(fd)
         guard written == data.count else { throw AgentInputError(.internalError, "short write to \(temporary)") }
         guard rename(temporary, path) == 0 else { throw AgentInputError(.internalError, "cannot rename \(temporary): errno \(errno)") }

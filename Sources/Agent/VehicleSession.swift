@@ -160,14 +160,12 @@ public final class VehicleSession {
         self.limits = limits
         self.store = store
         self.lastActivity = now
-        var trip = restored ?? TripState()
-        // Never reuse a number a previous run may have published.
-        let lastSeq = trip.seqReserved
-        trip.seqReserved = lastSeq + Self.seqReservationBlock
+        let trip = restored ?? TripState()
         self.trip = trip
-        self.envelope = OutputEnvelope(vehicleID: vehicleID, lastSeq: lastSeq)
+        // Never reuse a number a previous run may have published: continue above the reserved block (the first
+        // message reserves the next block and saves the journal before it goes out).
+        self.envelope = OutputEnvelope(vehicleID: vehicleID, lastSeq: trip.seqReserved)
         if trip.assignment != nil && !trip.tripComplete { waitingForLocation = true }
-        persist()
     }
 
     public var seq: UInt64 { envelope.seq }

@@ -253,6 +253,9 @@ final class NetworkLoop {
         try mosquittoCheck(
             mosquitto_int_option(raw, MOSQ_OPT_PROTOCOL_VERSION, configuration.protocolVersion.rawValue),
             "mosquitto_int_option(PROTOCOL_VERSION)")
+        // Small messages go out at once: with Nagle's algorithm a PUBLISH written right after a PUBACK waits for
+        // the broker's delayed ACK (40 ms on Linux), which made every agent output 40 ms late.
+        try mosquittoCheck(mosquitto_int_option(raw, MOSQ_OPT_TCP_NODELAY, 1), "mosquitto_int_option(TCP_NODELAY)")
         try mosquittoCheck(
             mosquitto_max_inflight_messages_set(raw, UInt32(configuration.maxInflightMessages)),
             "mosquitto_max_inflight_messages_set")

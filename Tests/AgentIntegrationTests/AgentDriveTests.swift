@@ -114,6 +114,7 @@ struct AgentDriveTests {
         let agent = try AgentUnderTest.start(broker: broker, vehicle: "van-1",
                                              stateDir: try TestTools.makeTemporaryDirectory(prefix: "edgenav-state"))
         defer { agent.stop() }
+        try await agent.waitOnline(broker, vehicle: "van-1")
         try broker.publishWithTool(topic: "fleet/van-1/nav/destinations", payload: HelsinkiFixture.destinations(id: "job-1"),
                                    retain: true)
         try publishLines(trace, topic: "fleet/van-1/location/raw", broker: broker)
@@ -180,6 +181,7 @@ struct AgentDriveTests {
         defer { watcher.stop() }
         let first = try AgentUnderTest.start(broker: broker, vehicle: "van-2", stateDir: stateDir)
         defer { first.stop() }
+        try await first.waitOnline(broker, vehicle: "van-2")
         try broker.publishWithTool(topic: "fleet/van-2/nav/destinations", payload: HelsinkiFixture.destinations(id: "job-2"),
                                    retain: true)
         try publishLines(before, topic: "fleet/van-2/location/raw", broker: broker)
@@ -230,6 +232,7 @@ struct AgentDriveTests {
         let agent = try AgentUnderTest.start(broker: broker, vehicle: "van-3",
                                              stateDir: try TestTools.makeTemporaryDirectory(prefix: "edgenav-state"))
         defer { agent.stop() }
+        try await agent.waitOnline(broker, vehicle: "van-3")
         try broker.publishWithTool(topic: "fleet/van-3/nav/destinations", payload: HelsinkiFixture.destinations(id: "job-3"),
                                    retain: true)
         let watcher = try await TestSubscriber(broker: broker, filters: ["fleet/van-3/nav/arrival"], persistent: true)
@@ -300,6 +303,25 @@ struct AgentDriveTests {
         #expect(agent.process.isRunning)
     }
 
+    @Test func aCorruptJournalIsMovedAsideAndReported() async throws {
+        let broker = try TestBroker.plain()
+        defer { broker.stop() }
+        let stateDir = try TestTools.makeTemporaryDirectory(prefix: "edgenav-state")
+        try FileManager.default.createDirectory(atPath: stateDir + "/trips", withIntermediateDirectories: true)
+        try "{\"assignment\": {\"assignmentID\": tru".write(toFile: stateDir + "/trips/van-6.json", atomically: true, encoding: .utf8)
+        let watcher = try await TestSubscriber(broker: broker, filters: ["fleet/van-6/#"], persistent: false)
+        defer { watcher.stop() }
+        let agent = try AgentUnderTest.start(broker: broker, vehicle: "van-6", stateDir: stateDir)
+        defer { agent.stop() }
+        let reported = await watcher.waitUntil(timeoutSeconds: 10) { messages in
+            messages.withPayload(on: "fleet/van-6/agent/error").contains { body($0)["code"] as? String == "corruptState" }
+        }
+        #expect(reported, "agent log:\n\(agent.logText.suffix(2000))")
+        #expect(agent.process.isRunning)
+        let aside = try FileManager.default.contentsOfDirectory(atPath: stateDir + "/trips").filter { $0.contains(".corrupt-") }
+        #expect(aside.count == 1)
+    }
+
     @Test func theSimulateCommandDrivesThroughTheBroker() async throws {
         let broker = try TestBroker.plain()
         defer { broker.stop() }
@@ -340,6 +362,7 @@ struct AgentDriveTests {
                                              stateDir: try TestTools.makeTemporaryDirectory(prefix: "edgenav-state"),
                                              extra: ["--location-topic", "owntracks/alice/phone"])
         defer { agent.stop() }
+        try await agent.waitOnline(broker, vehicle: "alice")
         let watcher = try await TestSubscriber(broker: broker, filters: ["fleet/alice/#"], persistent: false)
         defer { watcher.stop() }
         let directory = try TestTools.makeTemporaryDirectory(prefix: "edgenav-owntracks")
@@ -351,5 +374,51 @@ struct AgentDriveTests {
         let arrived = await watcher.waitUntil(timeoutSeconds: 30) { $0.withPayload(on: "fleet/alice/nav/arrival").count >= 2 }
         #expect(arrived, "agent log:\n\(agent.logText.suffix(3000))")
         #expect(!watcher.messages.contains { $0.topic == "fleet/alice/agent/error" })
+    }
+}
+
+@Suite(.serialized, .enabled(if: HelsinkiFixture.available, "needs .cache/maps/Helsinki.osm.pbf (scripts/fetch-maps)"))
+struct FleetModeTests {
+    @Test func oneAgentServesEveryVehicleAndEvictsIdleOnes() async throws {
+        let broker = try TestBroker.plain()
+        defer { broker.stop() }
+        let stateDir = try TestTools.makeTemporaryDirectory(prefix: "edgenav-fleet")
+        let (process, log) = try AgentProcessTests.startAgent([
+            "--broker", broker.url, "--vehicle-id", "+", "--state-dir", stateDir, "--map", try HelsinkiFixture.graph.get(),
+            "--max-fix-age", "3600", "--idle-eviction", "2", "--metrics-interval", "1", "--log-level", "debug",
+        ])
+        defer {
+            kill(process.processIdentifier, SIGTERM)
+            process.waitUntilExit()
+        }
+        let watcher = try await TestSubscriber(broker: broker, filters: ["fleet/#"], persistent: false)
+        defer { watcher.stop() }
+        #expect(await watcher.waitUntil(timeoutSeconds: 10) { messages in
+            messages.contains { $0.topic == "fleet/agents/edgenav-fleet/agent/status" && $0.payload.contains(#""online""#) }
+        })
+        let trace = try HelsinkiFixture.trace()
+        for vehicle in ["cab-1", "cab-2"] {
+            try broker.publishWithTool(topic: "fleet/\(vehicle)/nav/destinations",
+                                       payload: HelsinkiFixture.destinations(id: "job-\(vehicle)"), retain: true)
+            try publishLines(trace, topic: "fleet/\(vehicle)/location/raw", broker: broker)
+        }
+        let bothArrived = await watcher.waitUntil(timeoutSeconds: 30) { messages in
+            ["cab-1", "cab-2"].allSatisfy { messages.withPayload(on: "fleet/\($0)/nav/arrival").count >= 2 }
+        }
+        let logText = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        #expect(bothArrived, "agent log:\n\(logText.suffix(3000))")
+        for vehicle in ["cab-1", "cab-2"] {
+            let seqs = watcher.messages.seqs(under: "fleet/\(vehicle)/")
+            #expect(seqs == seqs.sorted(), "\(vehicle): seq out of order")
+            #expect(watcher.messages.withPayload(on: "fleet/\(vehicle)/nav/arrival").allSatisfy { body($0)["vehicleId"] as? String == vehicle })
+        }
+        // Idle for longer than --idle-eviction: both are evicted, as the fleet metrics say.
+        let evicted = await watcher.waitUntil(timeoutSeconds: 15) { messages in
+            messages.withPayload(on: "fleet/agents/edgenav-fleet/agent/metrics").last.map {
+                body($0)["vehicles"] as? Int == 0 && body($0)["vehiclesEvicted"] as? Int == 2
+            } ?? false
+        }
+        #expect(evicted)
+        #expect(FileManager.default.fileExists(atPath: stateDir + "/trips/cab-1.json"))
     }
 }

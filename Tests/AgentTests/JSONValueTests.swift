@@ -27,3 +27,35 @@ import Testing
         #expect(object["nothing"] is NSNull)
     }
 }
+
+@Suite struct NumberFormattingTests {
+    /// The fast formatter agrees with printf rounding (trailing zeros dropped) over a spread of values.
+    @Test func agreesWithPrintf() {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<5000 {
+            let magnitude = pow(10, Double.random(in: -4...7, using: &generator))
+            let value = Double.random(in: -1...1, using: &generator) * magnitude
+            for digits in [0, 1, 2, 3, 6, 7] {
+                var expected = String(format: "%.\(digits)f", value)
+                if expected.contains(".") {
+                    while expected.hasSuffix("0") { expected.removeLast() }
+                    if expected.hasSuffix(".") { expected.removeLast() }
+                }
+                if expected == "-0" { expected = "0" }
+                let got = JSONValue.format(value, digits: digits)
+                // printf rounds the exact binary value; ours rounds value × 10^digits: they may differ in the last
+                // digit exactly at a tie. Accept only that.
+                if got != expected {
+                    let difference = abs((Double(got) ?? .nan) - (Double(expected) ?? .nan))
+                    #expect(difference <= pow(10, -Double(digits)) * 1.0001, "\(value) digits \(digits): \(got) vs \(expected)")
+                }
+            }
+        }
+    }
+
+    @Test(arguments: [(0.05, 1, "0.1"), (-0.04, 1, "0"), (1e20, 2, "100000000000000000000"), (0.000123, 6, "0.000123"),
+                      (-12.5, 0, "-13"), (60.1699031, 7, "60.1699031")])
+    func edgeCases(value: Double, digits: Int, expected: String) {
+        #expect(JSONValue.format(value, digits: digits) == expected)
+    }
+}

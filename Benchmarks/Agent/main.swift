@@ -1,0 +1,316 @@
+// bench-agent: the agent measured from the outside, through a real broker (scripts/bench-agent runs it).
+//
+//   bench-agent latency --broker URL --map FILE --agent-pid PID [--fixes 600] [--rate 20]
+//       The broker's floor (publish → subscribe of a plain message, same clients) and then the agent's latency:
+//       a raw fix published on fleet/bench-1/location/raw → its location/snapped and nav/eta received.
+//   bench-agent fleet --broker URL --map FILE --agent-pid PID [--vehicles 10000] [--seconds 30]
+//       Every vehicle sends one fix per second to an agent in fleet mode; reports the fixes it processed per
+//       second, its CPU use, its memory per vehicle and the lag of one watched vehicle.
+import Agent
+import Foundation
+import Geo
+import MQTT
+import Navigation
+import RoadGraph
+import Synchronization
+
+struct Options {
+    var values: [String: String] = [:]
+    init(_ arguments: ArraySlice<String>) {
+        var i = arguments.startIndex
+        while i < arguments.endIndex {
+            let key = arguments[i]
+            if key.hasPrefix("--"), i + 1 < arguments.endIndex {
+                values[String(key.dropFirst(2))] = arguments[i + 1]
+                i += 2
+            } else {
+                i += 1
+            }
+        }
+    }
+    func string(_ k: String, _ d: String) -> String { values[k] ?? d }
+    func int(_ k: String, _ d: Int) -> Int { values[k].flatMap(Int.init) ?? d }
+}
+
+func nowNanoseconds() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+
+func percentile(_ values: [Double], _ p: Double) -> Double {
+    guard !values.isEmpty else { return .nan }
+    let sorted = values.sorted()
+    return sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]
+}
+
+/// Resident set size and CPU seconds of a process, from /proc.
+func processStats(_ pid: Int32) -> (rssMB: Double, cpuSeconds: Double) {
+    var rss = Double.nan, cpu = Double.nan
+    if let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+       let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+       let kb = Double(line.split(separator: " ").dropFirst().first ?? "") {
+        rss = kb / 1024
+    }
+    if let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+       let close = stat.lastIndex(of: ")") {
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        // After the command: state is field 3; utime and stime are fields 14 and 15 (1-based in proc(5)).
+        if fields.count > 13, let u = Double(fields[11]), let s = Double(fields[12]) {
+            cpu = (u + s) / Double(sysconf(Int32(_SC_CLK_TCK)))
+        }
+    }
+    return (rss, cpu)
+}
+
+/// What the subscriber saw: receive time per key.
+final class Arrivals: Sendable {
+    let received = Mutex<[String: UInt64]>([:])
+    let metrics = Mutex<[String]>([])
+    func record(_ key: String, at time: UInt64) {
+        received.withLock { if $0[key] == nil { $0[key] = time } }
+    }
+}
+
+func client(_ broker: BrokerURL, _ id: String, onMessage: @escaping @Sendable (MQTTMessage) -> Void = { _ in }) throws
+    -> MQTTClient
+{
+    let directory = NSTemporaryDirectory() + "bench-agent-\(id)-\(getpid())"
+    try? FileManager.default.removeItem(atPath: directory)
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    var configuration = MQTTConfiguration(broker: broker, clientID: "\(id)-\(getpid())")
+    configuration.protocolVersion = .v5
+    // A deep outbox: the benchmark's publisher must not be what limits the offered load.
+    let outbox = try Outbox(directory: directory,
+                            configuration: OutboxConfiguration(maxMessages: 2_000_000, maxBytes: 1 << 30, compactionThresholdBytes: 64 << 20))
+    return try MQTTClient(configuration: configuration, outbox: outbox, onMessage: onMessage)
+}
+
+/// The `"timestamp":"…"` value of a payload, without a JSON parser.
+func timestampField(_ payload: [UInt8]) -> String? {
+    let key = Array(#""timestamp":""#.utf8)
+    guard payload.count > key.count else { return nil }
+    var i = 0
+    while i + key.count + 24 <= payload.count {
+        if payload[i] == key[0], Array(payload[i..<(i + key.count)]) == key {
+            return String(decoding: payload[(i + key.count)..<(i + key.count + 24)], as: UTF8.self)
+        }
+        i += 1
+    }
+    return nil
+}
+
+func stop(_ clients: [MQTTClient]) {
+    let done = DispatchSemaphore(value: 0)
+    Task {
+        for c in clients { _ = await c.stop(timeoutSeconds: 2) }
+        done.signal()
+    }
+    done.wait()
+}
+
+// MARK: - Latency
+
+func latency(_ o: Options) throws {
+    let broker = try BrokerURL(parsing: o.string("broker", "mqtt://127.0.0.1:1883"))
+    let graph = try RoadGraph(contentsOf: URL(fileURLWithPath: o.string("map", "")))
+    let agentPID = Int32(o.int("agent-pid", 0))
+    let fixCount = o.int("fixes", 600)
+    let rate = Double(o.int("rate", 20))
+    let vehicle = "bench-1"
+
+    let arrivals = Arrivals()
+    let sub = try client(broker, "bench-sub") { message in
+        let t = nowNanoseconds()
+        if message.topic == "bench/floor" {
+            arrivals.record("floor:" + String(decoding: message.payload, as: UTF8.self), at: t)
+        } else if let ts = timestampField(message.payload) {
+            let kind = message.topic.hasSuffix("location/snapped") ? "snapped" : "eta"
+            arrivals.record("\(kind):\(ts)", at: t)
+        }
+    }
+    for filter in ["bench/floor", "fleet/\(vehicle)/location/snapped", "fleet/\(vehicle)/nav/eta"] {
+        try sub.subscribe(filter, qos: .atLeastOnce)
+    }
+    let pub = try client(broker, "bench-pub")
+    try sub.start()
+    try pub.start()
+    Thread.sleep(forTimeInterval: 1)
+    let interval = 1 / rate
+
+    // The floor: the same publisher and subscriber, a plain message through the broker.
+    var floorSent: [String: UInt64] = [:]
+    for i in 0..<fixCount {
+        let key = String(i)
+        floorSent[key] = nowNanoseconds()
+        try pub.publish(topic: "bench/floor", payload: Array(key.utf8), retain: false, kind: .event)
+        Thread.sleep(forTimeInterval: interval)
+    }
+    Thread.sleep(forTimeInterval: 0.5)
+
+    // The agent: a drive along a route, fixes stamped with the wall clock.
+    let start = Date()
+    let navigator = NavigatorCore(graph: graph)
+    let origin = Coordinate(latitude: 60.1665, longitude: 24.9446)
+    _ = navigator.process(RawFix(coordinate: origin, timestamp: start))
+    _ = navigator.setDestinations([NavigationWaypoint(coordinate: Coordinate(latitude: 60.1760, longitude: 24.9500))], at: start)
+    let simulator = LocationSimulator(graph: graph, configuration: LocationSimulatorConfiguration(fixIntervalSeconds: interval))
+    simulator.simulateLocationsAlongExistingRoute(navigator, at: start)
+    try pub.publish(topic: "fleet/\(vehicle)/location/raw",
+                    payload: Array(OutputPayloads.rawFix(RawFix(coordinate: origin, timestamp: Date())).utf8), retain: false,
+                    kind: .event)
+    try pub.publish(topic: "fleet/\(vehicle)/nav/destinations", payload: Array(#"""
+        {"assignmentId":"bench","waypoints":[{"lat":60.1760,"lon":24.9500,"title":"far"}]}
+        """#.utf8), retain: true, kind: .event)
+    Thread.sleep(forTimeInterval: 1)
+
+    var sent: [String: UInt64] = [:]
+    var clock = Date()
+    var published = 0
+    var last = RawFix(coordinate: origin, timestamp: clock, horizontalAccuracyMeters: 5)
+    while published < fixCount {
+        Thread.sleep(forTimeInterval: max(0, clock.addingTimeInterval(interval).timeIntervalSinceNow))
+        let now = Date()
+        if let simulated = simulator.advance(by: now.timeIntervalSince(clock)).last { last = simulated }
+        clock = now
+        // Position from the simulator, time from the wall clock (it is what a live GPS reports).
+        let fix = RawFix(coordinate: last.coordinate, timestamp: now, horizontalAccuracyMeters: 5,
+                         courseDegrees: last.courseDegrees, speedMetersPerSecond: last.speedMetersPerSecond)
+        sent[ISO8601Timestamp.string(from: now)] = nowNanoseconds()
+        try pub.publish(topic: "fleet/\(vehicle)/location/raw", payload: Array(OutputPayloads.rawFix(fix).utf8), retain: false,
+                        kind: .event)
+        published += 1
+    }
+    Thread.sleep(forTimeInterval: 1)
+    let stats = processStats(agentPID)
+    stop([pub, sub])
+
+    let received = arrivals.received.withLock { $0 }
+    func latencies(_ prefix: String, _ sentTimes: [String: UInt64]) -> [Double] {
+        sentTimes.compactMap { key, t0 in received[prefix + key].map { Double($0 - t0) / 1e6 } }
+    }
+    let floor = latencies("floor:", floorSent)
+    let snapped = latencies("snapped:", sent)
+    let eta = latencies("eta:", sent)
+    func line(_ name: String, _ values: [Double], of total: Int) -> String {
+        String(format: "%-22@ p50 %6.3f ms  p99 %6.3f ms  max %7.3f ms  (%d of %d received)", name as NSString,
+               percentile(values, 0.5), percentile(values, 0.99), values.max() ?? .nan, values.count, total)
+    }
+    print("fixes at \(Int(rate)) Hz, \(fixCount) each; one vehicle on \(o.string("map", ""))")
+    print(line("broker floor", floor, of: fixCount))
+    print(line("fix → location/snapped", snapped, of: fixCount))
+    print(line("fix → nav/eta", eta, of: fixCount))
+    print(String(format: "p50 snapped / floor: %.2fx", percentile(snapped, 0.5) / percentile(floor, 0.5)))
+    print(String(format: "agent resident memory: %.1f MB, CPU %.2f s", stats.rssMB, stats.cpuSeconds))
+}
+
+// MARK: - Fleet
+
+func fleet(_ o: Options) throws {
+    let broker = try BrokerURL(parsing: o.string("broker", "mqtt://127.0.0.1:1883"))
+    let graph = try RoadGraph(contentsOf: URL(fileURLWithPath: o.string("map", "")))
+    let agentPID = Int32(o.int("agent-pid", 0))
+    let vehicles = o.int("vehicles", 10_000)
+    let seconds = o.int("seconds", 30)
+
+    // Vehicle k crawls along a drivable edge at 5 m/s; positions are on roads, so every fix is matched.
+    var drivable: [EdgeID] = []
+    for e in 0..<graph.edgeCount where graph.access(of: EdgeID(e)).contains(.driving) { drivable.append(EdgeID(e)) }
+    let routes: [[Coordinate]] = (0..<vehicles).map { k in graph.geometry(of: drivable[(k * 7919) % drivable.count]) }
+
+    let arrivals = Arrivals()
+    let sub = try client(broker, "bench-fleet-sub") { message in
+        let t = nowNanoseconds()
+        if message.topic.hasSuffix("agent/metrics") {
+            let text = String(decoding: message.payload, as: UTF8.self)
+            arrivals.metrics.withLock { $0.append(text) }
+        } else if let ts = timestampField(message.payload) {
+            arrivals.record(ts, at: t)
+        }
+    }
+    try sub.subscribe("fleet/agents/+/agent/metrics", qos: .atLeastOnce)
+    try sub.subscribe("fleet/v0/location/snapped", qos: .atLeastOnce)
+    let pub = try client(broker, "bench-fleet-pub")
+    try sub.start()
+    try pub.start()
+    Thread.sleep(forTimeInterval: 1)
+    let baseline = processStats(agentPID)
+
+    var sent: [String: UInt64] = [:]
+    var publisherDropped = 0
+    let slices = 100  // publish each second's fixes in 100 batches
+    let started = Date()
+    var cpuAtWarm = baseline.cpuSeconds
+    var warmAt = started
+    for second in 0..<seconds {
+        if second == 5 {
+            cpuAtWarm = processStats(agentPID).cpuSeconds
+            warmAt = Date()
+        }
+        for slice in 0..<slices {
+            let sliceStart = started.addingTimeInterval(Double(second) + Double(slice) / Double(slices))
+            Thread.sleep(forTimeInterval: max(0, sliceStart.timeIntervalSinceNow))
+            let now = Date()
+            var k = slice
+            while k < vehicles {
+                let path = routes[k]
+                let along = Double(second) * 5
+                let length = PolylineGeometry.lengthMeters(path)
+                let offset = length > 0 ? along.truncatingRemainder(dividingBy: length) : 0
+                let point = PolylineGeometry.point(along: path, offsetMeters: offset) ?? path[0]
+                let fix = RawFix(coordinate: point, timestamp: now, horizontalAccuracyMeters: 5, speedMetersPerSecond: 5)
+                if k == 0 { sent[ISO8601Timestamp.string(from: now)] = nowNanoseconds() }
+                do {
+                    try pub.publish(topic: "fleet/v\(k)/location/raw", payload: Array(OutputPayloads.rawFix(fix).utf8),
+                                    retain: false, kind: .event)
+                } catch {
+                    publisherDropped += 1
+                }
+                k += slices
+            }
+        }
+    }
+    let end = Date()
+    let endStats = processStats(agentPID)
+    Thread.sleep(forTimeInterval: 11)
+    let settled = processStats(agentPID)
+    stop([pub, sub])
+
+    let received = arrivals.received.withLock { $0 }
+    let lags = sent.compactMap { key, t0 in received[key].map { Double($0 - t0) / 1e6 } }
+    let metrics = arrivals.metrics.withLock { $0 }
+    let lastMetrics = metrics.last.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+    let wall = end.timeIntervalSince(warmAt)
+    let cpu = endStats.cpuSeconds - cpuAtWarm
+    print("fleet: \(vehicles) vehicles × 1 fix/s for \(seconds) s (offered \(vehicles) fixes/s; "
+        + "\(publisherDropped) not published: the benchmark's own outbox was full)")
+    let fixCounts = metrics.compactMap { text -> (Double, Int)? in
+        guard let m = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
+              let fixes = m["fixes"] as? Int, let stamp = m["timestamp"] as? String,
+              let date = ISO8601Timestamp.date(from: stamp) else { return nil }
+        return (date.timeIntervalSince1970, fixes)
+    }
+    if let first = fixCounts.first, let last = fixCounts.last, last.0 > first.0 {
+        print(String(format: "agent processed %.0f fixes/s on average between its first and last metrics (%d fixes in %.0f s)",
+                     Double(last.1 - first.1) / (last.0 - first.0), last.1 - first.1, last.0 - first.0))
+    }
+    print(String(format: "agent CPU after warm-up: %.2f cores (%.1f s CPU over %.1f s)", cpu / wall, cpu, wall))
+    if let m = lastMetrics {
+        print("agent metrics: fixes \(m["fixes"] ?? "-"), fixesPerSecond \(m["fixesPerSecond"] ?? "-"), vehicles \(m["vehicles"] ?? "-"), "
+            + "processingLatencyMs \(m["processingLatencyMs"] ?? "-"), outboxDepth \(m["outboxDepth"] ?? "-")")
+    }
+    print(String(format: "watched vehicle v0: fix → snapped p50 %.2f ms p99 %.2f ms (%d of %d)", percentile(lags, 0.5),
+                 percentile(lags, 0.99), lags.count, sent.count))
+    print(String(format: "agent memory: %.1f MB before, %.1f MB with %d vehicles → %.1f KiB per vehicle",
+                 baseline.rssMB, settled.rssMB, vehicles, (settled.rssMB - baseline.rssMB) * 1024 / Double(vehicles)))
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count >= 2 else {
+    print("usage: bench-agent latency|fleet --broker URL --map FILE --agent-pid PID …")
+    exit(2)
+}
+let options = Options(arguments.dropFirst(2))
+switch arguments[1] {
+case "latency": try latency(options)
+case "fleet": try fleet(options)
+default:
+    print("unknown mode \(arguments[1])")
+    exit(2)
+}

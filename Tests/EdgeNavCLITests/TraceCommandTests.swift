@@ -1,0 +1,101 @@
+import Agent
+import Foundation
+import Geo
+import RoadGraph
+import Testing
+import TestKit
+
+@testable import EdgeNavCLI
+
+/// `edgenav match`, `edgenav replay` and `edgenav simulate --stdout` on one straight street (Westgatan, 200 m).
+@Suite struct TraceCommandTests {
+    static let a = Coordinate(latitude: 60.1700, longitude: 24.9400)
+    static let b = Coordinate(latitude: 60.1700, longitude: 24.9436)
+
+    static func graph() throws -> RoadGraph {
+        var builder = RoadGraphBuilder()
+        let x = builder.addNode(a), y = builder.addNode(b)
+        let attributes = EdgeAttributes(access: .all, freeFlowSpeedKph: 36, speedLimitKph: 30, osmWayID: 100, name: "Westgatan")
+        _ = builder.addEdge(from: x, to: y, attributes: attributes)
+        _ = builder.addEdge(from: y, to: x, attributes: attributes)
+        return try builder.build()
+    }
+
+    /// A fix every second along the street at 10 m/s, 3 m north of it, then standing at the end.
+    static func trace(start: Double = 1_796_026_502) -> [String] {
+        var lines: [String] = []
+        for i in 0...24 {
+            let f = min(1, Double(i) / 20)
+            let lat = a.latitude + 0.000027, lon = a.longitude + (b.longitude - a.longitude) * f
+            lines.append(#"{"lat":\#(lat),"lon":\#(lon),"timestamp":\#(start + Double(i)),"speed":\#(f < 1 ? 10 : 0)}"#)
+        }
+        return lines
+    }
+
+    @Test func matchPrintsOneSnappedLinePerInputLineInOrder() throws {
+        var lines = Self.trace()
+        lines.insert("this is not a fix", at: 3)
+        let out = MatchCommand.match(lines, graph: try Self.graph(), mode: .driving)
+        #expect(out.count == lines.count)
+        let objects = out.map { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect((objects[3]?["error"] as? [String: Any])?["code"] as? String == "match.invalid_json")
+        let matched = objects.enumerated().filter { $0.offset != 3 }.map { $0.element }
+        #expect(matched.allSatisfy { $0?["osmWayId"] as? Int == 100 && $0?["roadName"] as? String == "Westgatan" })
+        #expect(matched.allSatisfy { $0?["matched"] as? Bool == true })
+        // Snapped onto the street: 3 m north of it becomes on it.
+        #expect(matched.allSatisfy { abs(($0?["lat"] as? Double ?? 0) - Self.a.latitude) < 0.000005 })
+        let times = matched.compactMap { $0?["timestamp"] as? Double }
+        #expect(times == times.sorted() && times.count == lines.count - 1)
+    }
+
+    @Test func replayPrintsEveryEventAsTheAgentWouldPublishIt() throws {
+        let map = NavigationMap(graph: try Self.graph(), name: "street")
+        let destinations = #"{"assignmentId":"r-1","waypoints":[{"lat":60.17,"lon":24.9436,"title":"End"}]}"#
+        let out = try ReplayCommand.replay(Self.trace(), destinations: Array(destinations.utf8), map: map, vehicleID: "van-7",
+                                           autoContinue: true)
+        let objects = out.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(objects.count == out.count)
+        let topics = objects.compactMap { $0["topic"] as? String }
+        #expect(topics.contains("nav/route") && topics.contains("nav/eta") && topics.contains("location/snapped"))
+        let arrivals = objects.filter { $0["topic"] as? String == "nav/arrival" }.compactMap { $0["payload"] as? [String: Any] }
+        #expect(arrivals.count == 1)
+        #expect(arrivals.first?["assignmentId"] as? String == "r-1")
+        #expect(arrivals.first?["vehicleId"] as? String == "van-7")
+        #expect((arrivals.first?["waypoint"] as? [String: Any])?["title"] as? String == "End")
+        // The payloads are the agent's own: same encoder, same envelope.
+        let payloads = objects.compactMap { $0["payload"] as? [String: Any] }
+        #expect(payloads.allSatisfy { $0["schemaVersion"] as? Int == 1 && $0["seq"] is Int })
+    }
+
+    @Test func replayRefusesAFileThatIsNotAnAssignment() throws {
+        let map = NavigationMap(graph: try Self.graph(), name: "street")
+        #expect(throws: CommandFailure.self) {
+            _ = try ReplayCommand.replay(Self.trace(), destinations: Array("{}".utf8), map: map, vehicleID: "v", autoContinue: true)
+        }
+    }
+
+    @Test func simulateToStdoutPrintsFixesForReplay() throws {
+        let path = try TestTools.makeTemporaryDirectory(prefix: "edgenav-sim") + "/street.graph"
+        try Self.graph().write(to: URL(fileURLWithPath: path))
+        let captured = CapturedOutput()
+        let status = EdgeNavCommandLine.main(
+            ["simulate", "--map", path, "--stdout", "--start", "2026-11-30T08:15:02Z", "--linger-seconds", "2",
+             "60.1700,24.9401", "60.1700,24.9435"], environment: [:], output: captured.output)
+        #expect(status == ExitStatus.success, "\(captured.standardError)")
+        let lines = captured.standardOutput.split(separator: "\n")
+        #expect(lines.count > 10)
+        let first = try #require(try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any])
+        #expect(first["timestamp"] as? String == "2026-11-30T08:15:02.000Z")
+        #expect(try LocationPayload.decode(Array(lines.last!.utf8)).format == .native)
+    }
+
+    @Test func runHelpListsEveryFlagWithItsVariableAndDefault() {
+        let captured = CapturedOutput()
+        #expect(EdgeNavCommandLine.main(["run", "--help"], environment: [:], output: captured.output) == ExitStatus.success)
+        for option in RunCommand.spec.options {
+            #expect(captured.standardOutput.contains("--\(option.name)"))
+            if let variable = option.environmentVariable { #expect(captured.standardOutput.contains(variable)) }
+            if let value = option.defaultValue { #expect(captured.standardOutput.contains("default: \(value)")) }
+        }
+    }
+}
