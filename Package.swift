@@ -61,6 +61,10 @@ let package = Package(
             exclude: ["reference.py", "compare.py", "report.py"]
         ),
 
+        // MARK: Fuzzing (scripts/fuzz builds it with libFuzzer; a plain build is the replay driver)
+        .executableTarget(name: "edgenav-fuzz", dependencies: ["Agent", "MQTT", "OSMImport", "RoadGraph", "Geo"],
+                          path: "Fuzz/Sources/edgenav-fuzz"),
+
         // MARK: Test support: a real mosquitto launcher, ASCII-art maps
         .target(name: "TestKit", dependencies: ["Geo"]),
 

@@ -18,6 +18,9 @@ enum OutboxJournal {
     static let recordHeaderLength = 8
     /// Sanity bound on one record body (64 MiB); a longer length field means garbage.
     static let maxBodyLength = 64 << 20
+    /// Largest sequence number a record may carry (2^63 - 1): far beyond any real outbox, and low enough
+    /// that `maxSequence + 1` and later appends never overflow. A larger one is damage, like a bad checksum.
+    static let maxSequence = UInt64(Int64.max)
 
     enum Record: Equatable {
         case put(OutboxMessage)
@@ -89,6 +92,7 @@ enum OutboxJournal {
         }
         guard let type = take(1)?.first, let sequenceBytes = take(8) else { return nil }
         let sequence = readLE(UInt64.self, Array(sequenceBytes), at: 0)
+        guard sequence <= maxSequence else { return nil }
         switch type {
         case 1:
             guard let header = take(2), let kind = MessageKind(journalByte: header.first!),

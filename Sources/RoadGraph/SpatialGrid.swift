@@ -34,9 +34,12 @@ struct SpatialGridView: @unchecked Sendable {
         rows = Int(h.load(fromByteOffset: 32, as: UInt32.self))
         cols = Int(h.load(fromByteOffset: 36, as: UInt32.self))
         cellMeters = h.load(fromByteOffset: 40, as: Double.self)
-        let cells = rows * cols
-        guard rows >= 1, cols >= 1, minLat.isFinite, minLon.isFinite, cellLat > 0, cellLon > 0, cellLat.isFinite, cellLon.isFinite,
-              firstBuf.count == (cells + 1) * 4, entryBuf.count % 4 == 0
+        // rows and cols come from the file: multiply with overflow checks and compare without further arithmetic
+        // on `cells`, so a hostile header is a `corrupt` error, not a trap.
+        let (cells, cellsOverflow) = rows.multipliedReportingOverflow(by: cols)
+        guard rows >= 1, cols >= 1, !cellsOverflow, minLat.isFinite, minLon.isFinite, cellLat > 0, cellLon > 0,
+              cellLat.isFinite, cellLon.isFinite,
+              firstBuf.count % 4 == 0, firstBuf.count / 4 - 1 == cells, entryBuf.count % 4 == 0
         else { throw RoadGraphError(.corrupt, "spatial grid header is inconsistent") }
         first = firstBuf.baseAddress!.assumingMemoryBound(to: UInt32.self)
         let entryCount = entryBuf.count / 4
