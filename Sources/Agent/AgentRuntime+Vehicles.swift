@@ -165,6 +165,11 @@ extension AgentRuntime {
         do {
             try client.publish(topic: topic, payload: Array(payload.utf8), retain: retain, kind: kind)
             metrics.messagesOut += 1
+            if !reportingShed, let report = shedLedger.take(now: Date()) {
+                reportingShed = true
+                defer { reportingShed = false }
+                publishAgentError(AgentInputError(.outboxShed, report.message), topic: nil, payload: nil, now: Date())
+            }
         } catch {
             logger.error("publish failed", [("topic", topic), ("code", error.code.rawValue), ("error", error.message)])
         }

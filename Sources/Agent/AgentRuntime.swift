@@ -15,6 +15,10 @@ public final class AgentRuntime: @unchecked Sendable {
     let map: NavigationMap?
     let queue = DispatchQueue(label: "edgenav.agent")
 
+    /// What the outbox shed and the agent has not yet reported on `agent/error`.
+    let shedLedger: ShedLedger
+    /// True while the agent publishes its own shed report (so that publish does not report again).
+    var reportingShed = false
     var sessions: [String: VehicleSession] = [:]
     var vehicleTopics: [String: TopicTree] = [:]
     var simulating: Set<String> = []
@@ -43,9 +47,12 @@ public final class AgentRuntime: @unchecked Sendable {
                 code: "state.unwritable",
                 message: "cannot create the state directory \(outboxDirectory): \(error.localizedDescription)")
         }
+        let shedLedger = ShedLedger()
+        self.shedLedger = shedLedger
         let outbox = try Outbox(directory: outboxDirectory) { [logger] notice in
             logger.warning(
                 "outbox full: shed a message", [("topic", notice.topic), ("kind", notice.kind.rawValue), ("reason", notice.reason)])
+            shedLedger.record(topic: notice.topic)
         }
         if outbox.recoveredTornBytes > 0 {
             logger.warning("outbox journal had a torn tail (a crash mid-write); dropped the partial record",

@@ -45,6 +45,9 @@ public struct AgentInputError: Error, Equatable, Sendable, CustomStringConvertib
         case corruptState
         /// A fault of the agent itself (a bug or an unwritable disk).
         case internalError
+        /// Not about an input: the outbox was full (a long outage) and dropped older retained state messages; the
+        /// message says how many per topic. Events are never shed.
+        case outboxShed
     }
 
     public init(_ code: Code, _ message: String) {
