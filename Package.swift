@@ -78,7 +78,7 @@ let package = Package(
         .testTarget(name: "NavigationTests",
                     dependencies: ["Navigation", "MapMatching", "TraceSimulation", "Routing", "RoadGraph", "OSMImport", "TestKit"]),
         .testTarget(name: "MQTTTests", dependencies: ["MQTT"]),
-        .testTarget(name: "AgentTests", dependencies: ["Agent", "MQTT", "Navigation", "RoadGraph", "Geo", "OSMImport", "TestKit"]),
+        .testTarget(name: "AgentTests", dependencies: ["Agent", "MQTT", "Navigation", "RoadGraph", "Geo", "OSMImport", "TestKit", "TraceSimulation"]),
         .testTarget(name: "EdgeNavCLITests", dependencies: ["EdgeNavCLI", "Agent", "RoadGraph", "Geo", "TestKit"]),
         // Integration tests against a real mosquitto, in their own target.
         .testTarget(name: "MQTTIntegrationTests", dependencies: ["MQTT", "Agent", "TestKit", "mqtt-test-client"]),

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TraceSimulation
 
 @testable import Agent
 
@@ -31,7 +32,8 @@ import Testing
 @Suite struct NumberFormattingTests {
     /// The fast formatter agrees with printf rounding (trailing zeros dropped) over a spread of values.
     @Test func agreesWithPrintf() {
-        var generator = SystemRandomNumberGenerator()
+        // Seeded, so a failure reproduces.
+        var generator = SplitMix64(seed: 20_261_130)
         for _ in 0..<5000 {
             let magnitude = pow(10, Double.random(in: -4...7, using: &generator))
             let value = Double.random(in: -1...1, using: &generator) * magnitude
@@ -47,7 +49,10 @@ import Testing
                 // digit exactly at a tie. Accept only that.
                 if got != expected {
                     let difference = abs((Double(got) ?? .nan) - (Double(expected) ?? .nan))
-                    #expect(difference <= pow(10, -Double(digits)) * 1.0001, "\(value) digits \(digits): \(got) vs \(expected)")
+                    // One unit in the last printed digit, plus the rounding error of the subtraction itself in
+                    // doubles (values up to 10^7 printed to 10^-7 sit near the limit of double precision).
+                    let tolerance = pow(10, -Double(digits)) * 1.0001 + abs(value) * 4 * Double.ulpOfOne
+                    #expect(difference <= tolerance, "\(value) digits \(digits): \(got) vs \(expected)")
                 }
             }
         }
