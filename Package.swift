@@ -77,8 +77,8 @@ let package = Package(
                     dependencies: ["MapMatching", "TraceSimulation", "Routing", "RoadGraph", "OSMImport", "TestKit"]),
         .testTarget(name: "NavigationTests",
                     dependencies: ["Navigation", "MapMatching", "TraceSimulation", "Routing", "RoadGraph", "OSMImport", "TestKit"]),
-        .testTarget(name: "MQTTTests", dependencies: ["MQTT"]),
-        .testTarget(name: "AgentTests", dependencies: ["Agent", "MQTT", "Navigation", "RoadGraph", "Geo", "OSMImport", "TestKit", "TraceSimulation"]),
+        .testTarget(name: "MQTTTests", dependencies: ["MQTT", "TestKit"]),
+        .testTarget(name: "AgentTests", dependencies: ["Agent", "MQTT", "Navigation", "RoadGraph", "Geo", "OSMImport", "TestKit"]),
         .testTarget(name: "EdgeNavCLITests", dependencies: ["EdgeNavCLI", "Agent", "RoadGraph", "Geo", "TestKit"]),
         // Integration tests against a real mosquitto, in their own target.
         .testTarget(name: "MQTTIntegrationTests", dependencies: ["MQTT", "Agent", "TestKit", "mqtt-test-client"]),

@@ -1,6 +1,6 @@
 import Foundation
+import TestKit
 import Testing
-import TraceSimulation
 
 @testable import Agent
 
@@ -33,7 +33,7 @@ import TraceSimulation
     /// The fast formatter agrees with printf rounding (trailing zeros dropped) over a spread of values.
     @Test func agreesWithPrintf() {
         // Seeded, so a failure reproduces.
-        var generator = SplitMix64(seed: 20_261_130)
+        var generator = SeededGenerator(seed: 20_261_130)
         for _ in 0..<5000 {
             let magnitude = pow(10, Double.random(in: -4...7, using: &generator))
             let value = Double.random(in: -1...1, using: &generator) * magnitude

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TestKit
 import Testing
 
 @testable import MQTT
@@ -23,18 +24,6 @@ final class ShedLog: Sendable {
 private func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
 private func payloads(_ messages: [OutboxMessage]) -> [String] {
     messages.map { String(decoding: $0.payload, as: UTF8.self) }
-}
-
-/// Deterministic pseudo-random numbers (SplitMix64) so "random" offsets are the same on every run.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }
 
 @Suite("Outbox")
@@ -244,7 +233,7 @@ struct OutboxTests {
             outbox.close()
         }
         var data = [UInt8](try Data(contentsOf: URL(fileURLWithPath: source.journal)))
-        var random = SplitMix64(state: UInt64(seed))
+        var random = SeededGenerator(seed: UInt64(seed))
         let offset = Int.random(in: boundaries[0]..<data.count, using: &random)
         data[offset] ^= UInt8.random(in: 1...255, using: &random)
         try Data(data).write(to: URL(fileURLWithPath: source.journal))

@@ -3,6 +3,7 @@ import Geo
 import Navigation
 import RoadGraph
 import Routing
+import TestKit
 import Testing
 
 /// A 400 m street, A to B.

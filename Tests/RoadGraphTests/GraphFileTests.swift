@@ -1,6 +1,8 @@
 import Foundation
 import Geo
+import TestKit
 import Testing
+
 @testable import RoadGraph
 
 func temporaryURL(_ name: String) -> URL {
@@ -97,7 +99,7 @@ func expectGraphError(_ code: RoadGraphError.Code, _ body: () throws -> Void, so
 
     @Test func everyCorruptedByteIsDetected() throws {
         let bytes = try writtenBytes()
-        var rng = SeededGenerator(state: 5)
+        var rng = SeededGenerator(seed: 5)
         // Header fields and random body bytes.
         var positions = Array(0..<40)
         for _ in 0..<60 { positions.append(Int.random(in: 64..<bytes.count, using: &rng)) }
@@ -145,7 +147,7 @@ func expectGraphError(_ code: RoadGraphError.Code, _ body: () throws -> Void, so
         defer { try? FileManager.default.removeItem(at: url) }
         try g.graph.write(to: url)
         let original = try [UInt8](Data(contentsOf: url))
-        var rng = SeededGenerator(state: 99)
+        var rng = SeededGenerator(seed: 99)
         var loaded = 0, rejected = 0
         for _ in 0..<400 {
             var bytes = original

@@ -1,6 +1,8 @@
 import Foundation
 import Geo
+import TestKit
 import Testing
+
 @testable import RoadGraph
 
 /// A small graph: a two-way street A–B–C with a shape point between A and B, a oneway B→D, and a dead-end spur C–E.
@@ -185,7 +187,7 @@ struct SmallGraph {
 @Suite struct GeometryStorageTests {
     /// Every edge's geometry is what was added, whether it owns its shape or shares its twin's.
     @Test func geometryMatchesInputForOwnedAndSharedShapes() throws {
-        var rng = SeededGenerator(state: 11)
+        var rng = SeededGenerator(seed: 11)
         var b = RoadGraphBuilder()
         var coords = [Coordinate]()
         for _ in 0..<60 {

@@ -1,23 +1,13 @@
 import Foundation
 import Geo
+import TestKit
 import Testing
-@testable import RoadGraph
 
-/// Random graphs for property tests (seeded, so failures reproduce).
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+@testable import RoadGraph
 
 func randomGraph(seed: UInt64, nodes: Int = 400, edges: Int = 900, spanMeters: Double = 3000,
                  grid: SpatialGridConfiguration = SpatialGridConfiguration()) throws -> RoadGraph {
-    var rng = SeededGenerator(state: seed)
+    var rng = SeededGenerator(seed: seed)
     let proj = LocalProjection(origin: Coordinate(latitude: 60.17, longitude: 24.94))
     var b = RoadGraphBuilder()
     b.gridConfiguration = grid
@@ -64,7 +54,7 @@ func bruteForceNearest(_ g: RoadGraph, _ p: Coordinate, mode: TravelMode, radius
     @Test(arguments: [SpatialGridConfiguration(), SpatialGridConfiguration(cellMeters: 500), SpatialGridConfiguration(cellMeters: 10, maxCells: 64)])
     func nearestEdgesMatchesBruteForce(grid: SpatialGridConfiguration) throws {
         let g = try randomGraph(seed: 42, grid: grid)
-        var rng = SeededGenerator(state: 7)
+        var rng = SeededGenerator(seed: 7)
         let proj = LocalProjection(origin: Coordinate(latitude: 60.17, longitude: 24.94))
         var totalFound = 0
         for i in 0..<150 {

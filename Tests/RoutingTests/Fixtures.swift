@@ -1,19 +1,8 @@
 import Geo
 import RoadGraph
-@testable import Routing
+import TestKit
 
-/// SplitMix64 (Steele, Lea & Flood 2014): a tiny seeded generator so random tests are reproducible.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+@testable import Routing
 
 /// A small hand-drawn road map: named nodes placed in metres east/north of a Helsinki origin, roads as chains of
 /// node names. Each road is one OSM way; two-way roads get twin edges.

@@ -1,12 +1,14 @@
 import Geo
 import RoadGraph
+import TestKit
 import Testing
+
 @testable import Routing
 
 /// A random road network: nodes scattered over `sizeMeters`², each joined to its nearest neighbours by roads with
 /// random oneway-ness, speeds, access, flags, shapes, barrier nodes and no_/only_ turn restrictions.
 func randomGraph(seed: UInt64, nodeCount: Int, sizeMeters: Double = 2_000) throws -> RoadGraph {
-    var rng = SplitMix64(seed: seed)
+    var rng = SeededGenerator(seed: seed)
     let projection = LocalProjection(origin: FixtureMap.origin)
     var builder = RoadGraphBuilder()
     var points: [(Double, Double)] = []
@@ -98,7 +100,7 @@ private func oracleWeight(_ model: EdgeCostModel, sources: [PathEndpoint], targe
     return best
 }
 
-private func randomTraffic(_ graph: RoadGraph, _ rng: inout SplitMix64) -> TrafficOverlay {
+private func randomTraffic(_ graph: RoadGraph, _ rng: inout SeededGenerator) -> TrafficOverlay {
     var multipliers: [EdgeID: Double] = [:]
     var speeds: [EdgeID: Double] = [:]
     for _ in 0..<(graph.edgeCount / 8) {
@@ -120,7 +122,7 @@ private func randomTraffic(_ graph: RoadGraph, _ rng: inout SplitMix64) -> Traff
         let landmarks = LandmarkIndex.build(graph: graph, modes: [.driving, .cycling, .walking], landmarkCount: 6,
                                             seed: UInt64(graphSeed))
         let router = Router(graph: graph, landmarks: landmarks)
-        var rng = SplitMix64(seed: UInt64(graphSeed) + 1000)
+        var rng = SeededGenerator(seed: UInt64(graphSeed) + 1000)
         let projection = LocalProjection(origin: FixtureMap.origin)
         func randomPoint() -> Waypoint {
             Waypoint(projection.unproject(x: Double.random(in: 0..<2000, using: &rng), y: Double.random(in: 0..<2000, using: &rng)))
@@ -158,7 +160,7 @@ private func randomTraffic(_ graph: RoadGraph, _ rng: inout SplitMix64) -> Traff
     func referenceMatchesBruteForceOracle(graphSeed: Int) throws {
         let graph = try randomGraph(seed: UInt64(graphSeed) &+ 555, nodeCount: 40, sizeMeters: 800)
         let router = Router(graph: graph)
-        var rng = SplitMix64(seed: UInt64(graphSeed) + 77)
+        var rng = SeededGenerator(seed: UInt64(graphSeed) + 77)
         let projection = LocalProjection(origin: FixtureMap.origin)
         var routed = 0
         for query in 0..<150 {

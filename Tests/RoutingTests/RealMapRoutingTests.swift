@@ -2,7 +2,9 @@ import Foundation
 import Geo
 import OSMImport
 import RoadGraph
+import TestKit
 import Testing
+
 @testable import Routing
 
 private let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -15,7 +17,7 @@ private let liechtenstein = repositoryRoot.appendingPathComponent("../shared/map
 private func methodsAgree(on map: URL, pairs: Int, seed: UInt64) throws {
     let (graph, _) = try GraphImporter.buildGraph(input: map)
     let router = Router(graph: graph, landmarks: LandmarkIndex.build(graph: graph, modes: [.driving, .walking]))
-    var rng = SplitMix64(seed: seed)
+    var rng = SeededGenerator(seed: seed)
     // Points near random junctions (up to ~30 m off), so that most pairs are on the road network.
     func randomPoint() -> Waypoint {
         let node = NodeID.random(in: 0..<NodeID(graph.nodeCount), using: &rng)
