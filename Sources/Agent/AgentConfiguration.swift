@@ -41,6 +41,11 @@ public struct AgentConfiguration: Sendable, CustomStringConvertible {
     public var metricsIntervalSeconds: Double = 10
     /// Input bounds (payload size, fix age and lead).
     public var limits = InputLimits()
+    /// The outbox's bounds while the broker is unreachable: messages and bytes (topic + payload) held on disk.
+    /// Past either, state messages are shed oldest first (reported as `outboxShed` on `agent/error`); events are
+    /// never shed. Defaults 10,000 messages and 16 MiB.
+    public var outboxMaxMessages: Int = 10_000
+    public var outboxMaxBytes: Int = 16 << 20
 
     /// `--vehicle-id '+'`: serve every vehicle under the prefix.
     public var isFleet: Bool { vehicleID == "+" }
@@ -117,6 +122,10 @@ extension AgentConfiguration {
         guard idleEvictionSeconds > 0, metricsIntervalSeconds >= 0 else {
             throw .invalid("idle eviction / metrics interval", "\(idleEvictionSeconds)/\(metricsIntervalSeconds)",
                            "must be positive")
+        }
+        guard outboxMaxMessages >= 10, outboxMaxBytes >= 64 << 10 else {
+            throw .invalid("outbox bounds", "\(outboxMaxMessages) messages / \(outboxMaxBytes) bytes",
+                           "need at least 10 messages and 65536 bytes")
         }
         guard (5...65_535).contains(keepAliveSeconds) else {
             throw .invalid("keepalive", String(keepAliveSeconds), "must be 5 to 65535 seconds")

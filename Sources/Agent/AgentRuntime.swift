@@ -49,7 +49,9 @@ public final class AgentRuntime: @unchecked Sendable {
         }
         let shedLedger = ShedLedger()
         self.shedLedger = shedLedger
-        let outbox = try Outbox(directory: outboxDirectory) { [logger] notice in
+        let outboxConfiguration = OutboxConfiguration(
+            maxMessages: configuration.outboxMaxMessages, maxBytes: configuration.outboxMaxBytes)
+        let outbox = try Outbox(directory: outboxDirectory, configuration: outboxConfiguration) { [logger] notice in
             logger.warning(
                 "outbox full: shed a message", [("topic", notice.topic), ("kind", notice.kind.rawValue), ("reason", notice.reason)])
             shedLedger.record(topic: notice.topic)
@@ -194,8 +196,11 @@ public enum AgentProcess {
         if let path = configuration.mapPath {
             let places = PlaceBook()
             if let file = configuration.placesFile { try places.load(file: file, limits: configuration.limits) }
-            map = try NavigationMap.load(path: path, places: places)
-            logger.info("map loaded", [("map", path), ("places", String(places.count))])
+            let loaded = try NavigationMap.load(path: path, places: places,
+                                                privateCopyDirectory: configuration.stateDirectory)
+            map = loaded
+            logger.info("map loaded", [("map", path), ("places", String(places.count)),
+                                       ("backing", loaded.graph.backing.rawValue)])
         }
         let runtime = try AgentRuntime(configuration: configuration, logger: logger, map: map)
 

@@ -23,9 +23,20 @@ public final class NavigationMap: @unchecked Sendable {
         self.name = name
     }
 
-    public static func load(path: String, places: PlaceBook = PlaceBook()) throws -> NavigationMap {
-        let graph = try RoadGraph(contentsOf: URL(fileURLWithPath: path))
-        return NavigationMap(graph: graph, name: URL(fileURLWithPath: path).lastPathComponent, places: places)
+    /// Loads the graph file at `path`. With `privateCopyDirectory` (the agent passes its state directory) the
+    /// graph is a private copy made there, so a map file overwritten in place under the running agent cannot
+    /// crash it (see `RoadGraph.init(privateCopyOf:in:)`); without it the file itself is mapped.
+    public static func load(path: String, places: PlaceBook = PlaceBook(),
+                            privateCopyDirectory: String? = nil) throws -> NavigationMap {
+        let url = URL(fileURLWithPath: path)
+        let graph: RoadGraph
+        if let privateCopyDirectory {
+            try FileManager.default.createDirectory(atPath: privateCopyDirectory, withIntermediateDirectories: true)
+            graph = try RoadGraph(privateCopyOf: url, in: URL(fileURLWithPath: privateCopyDirectory))
+        } else {
+            graph = try RoadGraph(contentsOf: url)
+        }
+        return NavigationMap(graph: graph, name: url.lastPathComponent, places: places)
     }
 }
 

@@ -23,7 +23,7 @@ enum RunCommand {
             OptionSpec("vehicle-id", value: "ID", help: "the vehicle this agent serves (one topic level), or '+' for every vehicle"),
             OptionSpec("map", value: "FILE", help: "road graph file made by 'edgenav map import'"),
             OptionSpec("state-dir", value: "DIR", default: "./edgenav-state",
-                       help: "directory for the outbox and the trip journal"),
+                       help: "directory for the outbox, the trip journal and the private copy of the map"),
             OptionSpec("topic-prefix", value: "PREFIX", default: "fleet", help: "first topic level(s)"),
             OptionSpec("client-id", value: "ID", help: "MQTT client id [default: edgenav-<vehicle-id>]"),
             OptionSpec("mqtt-version", value: "VERSION", default: "5", help: "MQTT protocol version: 5 or 3.1.1"),
@@ -44,6 +44,10 @@ enum RunCommand {
             OptionSpec("idle-eviction", value: "SECONDS", default: "600",
                        help: "fleet mode: forget a vehicle after this long without input (its trip stays journaled)"),
             OptionSpec("metrics-interval", value: "SECONDS", default: "10", help: "agent/metrics period; 0 = never"),
+            OptionSpec("outbox-max-messages", value: "N", default: "10000",
+                       help: "messages the on-disk outbox holds while the broker is away; past it, state messages are shed"),
+            OptionSpec("outbox-max-bytes", value: "BYTES", default: "16777216",
+                       help: "bytes (topic + payload) the outbox holds; past it, state messages are shed"),
             OptionSpec("max-fix-age", value: "SECONDS", default: "300", help: "older fixes are refused as stale"),
             OptionSpec("max-fix-lead", value: "SECONDS", default: "5",
                        help: "fixes further in the future than this are refused (clock skew allowance)"),
@@ -108,6 +112,8 @@ enum RunCommand {
         configuration.locationTopic = arguments.string("location-topic")
         configuration.idleEvictionSeconds = try arguments.double("idle-eviction", in: 1...31_536_000) ?? 600
         configuration.metricsIntervalSeconds = try arguments.double("metrics-interval", in: 0...86_400) ?? 10
+        configuration.outboxMaxMessages = try arguments.integer("outbox-max-messages", in: 10...10_000_000) ?? 10_000
+        configuration.outboxMaxBytes = try arguments.integer("outbox-max-bytes", in: 65_536...(1 << 40)) ?? 16 << 20
         configuration.limits.maximumFixAgeSeconds = try arguments.double("max-fix-age", in: 1...31_536_000) ?? 300
         configuration.limits.maximumFixLeadSeconds = try arguments.double("max-fix-lead", in: 0...86_400) ?? 5
         try configuration.validate()

@@ -78,12 +78,27 @@ enum GraphFileLayout {
     }
 }
 
-/// Owns the bytes of one graph image: either a heap allocation (freshly built) or a read-only file mapping.
+/// How the bytes of a loaded graph are held.
+public enum GraphBacking: String, Sendable {
+    /// Built in memory (the builder's output), or read from the file into private heap memory.
+    case memory
+    /// The graph file itself, memory-mapped: cheapest, but the file must only ever be replaced atomically
+    /// (rename over it). Writing into it in place (`cp new old`) changes or truncates the pages under the
+    /// mapping, which kills the process with SIGBUS or feeds it inconsistent data.
+    case mappedFile
+    /// A private, unnamed copy of the file (created and unlinked at once in a directory the process owns),
+    /// memory-mapped. Nothing else can open it, so the original may be overwritten in any way.
+    case mappedPrivateCopy
+}
+
+/// Owns the bytes of one graph image: a heap allocation (freshly built, or a fallback copy) or a
+/// read-only file mapping (of the file itself, or of a private copy of it).
 final class GraphStorage: @unchecked Sendable {
     // Immutable after init; the memory is never written once the graph exists, so sharing across threads is safe.
     let base: UnsafeRawPointer
     let byteCount: Int
-    private let isMapped: Bool
+    let backing: GraphBacking
+    private var isMapped: Bool { backing != .memory }
 
     /// Copies `bytes` into an 8-byte-aligned heap allocation.
     init(copying bytes: [UInt8]) {
@@ -93,17 +108,75 @@ final class GraphStorage: @unchecked Sendable {
         }
         base = UnsafeRawPointer(p)
         byteCount = bytes.count
-        isMapped = false
+        backing = .memory
     }
 
     /// Memory-maps `url` read-only.
     init(mapping url: URL) throws {
         let path = url.path
-        let fd = open(path, O_RDONLY)
+        let fd = try Self.openGraphFile(path)
+        defer { close(fd) }
+        let size = try Self.regularFileSize(fd, path)
+        base = try Self.map(fd, size: size, path: path)
+        byteCount = size
+        backing = .mappedFile
+    }
+
+    /// Copies `url` into an unnamed file in `directory` and maps the copy; if the directory cannot take the copy
+    /// (read-only, full, missing), reads the file into heap memory instead. Either way later writes to `url`
+    /// cannot reach the bytes in use. A file being written while it is copied shows up as a checksum mismatch.
+    init(privateCopyOf url: URL, in directory: URL) throws {
+        let path = url.path
+        let source = try Self.openGraphFile(path)
+        defer { close(source) }
+        let size = try Self.regularFileSize(source, path)
+        if let copy = Self.unnamedFile(in: directory.path) {
+            defer { close(copy) }
+            if (try? Self.copyAll(from: source, to: copy, path: path)) == size,
+               let mapped = try? Self.map(copy, size: size, path: path) {
+                base = mapped
+                byteCount = size
+                backing = .mappedPrivateCopy
+                return
+            }
+        }
+        guard lseek(source, 0, SEEK_SET) == 0 else {
+            throw RoadGraphError(.io, "cannot rewind \(path): \(String(cString: strerror(errno)))")
+        }
+        let p = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16)
+        var done = 0
+        while done < size {
+            let n = read(source, p + done, size - done)
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else {
+                p.deallocate()
+                if n == 0 { throw RoadGraphError(.truncated, "\(path) shrank to \(done) bytes while it was read") }
+                throw RoadGraphError(.io, "cannot read \(path): \(String(cString: strerror(errno)))")
+            }
+            done += n
+        }
+        base = UnsafeRawPointer(p)
+        byteCount = size
+        backing = .memory
+    }
+
+    deinit {
+        if isMapped {
+            munmap(UnsafeMutableRawPointer(mutating: base), byteCount)
+        } else {
+            UnsafeMutableRawPointer(mutating: base).deallocate()
+        }
+    }
+
+    private static func openGraphFile(_ path: String) throws -> Int32 {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             throw RoadGraphError(.io, "cannot open \(path): \(String(cString: strerror(errno)))")
         }
-        defer { close(fd) }
+        return fd
+    }
+
+    private static func regularFileSize(_ fd: Int32, _ path: String) throws -> Int {
         var st = stat()
         guard fstat(fd, &st) == 0 else {
             throw RoadGraphError(.io, "cannot stat \(path): \(String(cString: strerror(errno)))")
@@ -114,19 +187,45 @@ final class GraphStorage: @unchecked Sendable {
             throw RoadGraphError(size >= 8 ? .truncated : .notAGraphFile,
                                  "\(path) is \(size) bytes, shorter than the \(GraphFileLayout.headerSize)-byte header")
         }
+        return size
+    }
+
+    private static func map(_ fd: Int32, size: Int, path: String) throws -> UnsafeRawPointer {
         guard let m = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0), m != MAP_FAILED else {
             throw RoadGraphError(.io, "cannot map \(path): \(String(cString: strerror(errno)))")
         }
-        base = UnsafeRawPointer(m)
-        byteCount = size
-        isMapped = true
+        return UnsafeRawPointer(m)
     }
 
-    deinit {
-        if isMapped {
-            munmap(UnsafeMutableRawPointer(mutating: base), byteCount)
-        } else {
-            UnsafeMutableRawPointer(mutating: base).deallocate()
+    /// A new file in `directory` that has no name any more (created with mkstemp, unlinked at once), or nil.
+    private static func unnamedFile(in directory: String) -> Int32? {
+        var template = Array((directory + "/.edgenav-map-XXXXXX").utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fd >= 0 else { return nil }
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
+        return fd
+    }
+
+    /// Copies `source` from its start to `destination`; returns the bytes copied.
+    private static func copyAll(from source: Int32, to destination: Int32, path: String) throws -> Int {
+        let chunk = 1 << 20
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: chunk, alignment: 16)
+        defer { buffer.deallocate() }
+        var total = 0
+        while true {
+            let n = pread(source, buffer, chunk, off_t(total))
+            if n < 0 && errno == EINTR { continue }
+            guard n >= 0 else { throw RoadGraphError(.io, "cannot read \(path): \(String(cString: strerror(errno)))") }
+            if n == 0 { return total }
+            var written = 0
+            while written < n {
+                let w = write(destination, buffer + written, n - written)
+                if w < 0 && errno == EINTR { continue }
+                guard w > 0 else { throw RoadGraphError(.io, "cannot write the private map copy: \(String(cString: strerror(errno)))") }
+                written += w
+            }
+            total += n
         }
     }
 }

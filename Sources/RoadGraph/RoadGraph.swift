@@ -36,12 +36,24 @@ public final class RoadGraph: @unchecked Sendable {
     /// Size of the graph image in bytes (the file size when loaded from disk).
     public var byteCount: Int { storage.byteCount }
 
+    /// How the graph's bytes are held (a mapping of the file, of a private copy, or memory).
+    public var backing: GraphBacking { storage.backing }
+
     // MARK: Loading
 
     /// Memory-maps and verifies a graph file (magic, version, length, checksum, structural consistency).
     /// Throws `RoadGraphError` with codes io, notAGraphFile, unsupportedVersion, truncated, checksumMismatch, corrupt.
     public convenience init(contentsOf url: URL) throws {
         try self.init(storage: GraphStorage(mapping: url), verifyChecksum: true)
+    }
+
+    /// Loads a graph file for a long-running process: maps a private, unnamed copy of it made in `directory`
+    /// (falling back to a copy in heap memory when the directory cannot hold one), then verifies it as
+    /// `init(contentsOf:)` does. Whatever later happens to the file at `url` — replaced atomically, overwritten
+    /// in place, truncated — cannot change or unmap the graph in use. Costs one file copy at load (milliseconds
+    /// for a city) and the map's size on disk in `directory` until the graph is released.
+    public convenience init(privateCopyOf url: URL, in directory: URL) throws {
+        try self.init(storage: GraphStorage(privateCopyOf: url, in: directory), verifyChecksum: true)
     }
 
     init(storage: GraphStorage, verifyChecksum: Bool) throws {
