@@ -25,6 +25,8 @@ public final class AgentRuntime: @unchecked Sendable {
     var agentEnvelope: OutputEnvelope
     let metrics = AgentMetrics()
     var timers: [DispatchSourceTimer] = []
+    /// `{state-dir}/health.json` and sd_notify (READY, STATUS, WATCHDOG, STOPPING).
+    let health: HealthMonitor
 
     /// Opens the outbox in the state directory and prepares the client; connects on `start()`.
     public init(configuration: AgentConfiguration, logger: Logger, map: NavigationMap? = nil, now: Date = Date()) throws {
@@ -91,10 +93,18 @@ public final class AgentRuntime: @unchecked Sendable {
 
         let topics = self.topics
         let inbox = MessageInbox()
+        let health = HealthMonitor(
+            directory: configuration.stateDirectory, version: EdgeNavVersion.current, mapName: mapName,
+            brokerDescription: mqtt.broker.description, notifier: ServiceNotifier(), logger: logger)
+        self.health = health
         client = try MQTTClient(
             configuration: mqtt, outbox: outbox,
             onMessage: { message in inbox.deliver(message) },
-            onEvent: { [logger] event in AgentRuntime.log(event, logger: logger, topics: topics) })
+            onEvent: { [logger] event in
+                AgentRuntime.log(event, logger: logger, topics: topics)
+                health.note(event)
+            })
+        health.attach(client)
         inbox.runtime = self
     }
 
@@ -124,6 +134,7 @@ public final class AgentRuntime: @unchecked Sendable {
         ])
         try client.start()
         startTimers()
+        health.start()
         if !configuration.isFleet, map != nil {
             // One vehicle: open its journal now, so a trip resumes (and a corrupt journal is reported) at start.
             queue.async { [self] in _ = session(for: configuration.vehicleID, now: Date()) }
@@ -133,6 +144,7 @@ public final class AgentRuntime: @unchecked Sendable {
     /// Publishes the retained offline status, waits for its acknowledgement (at most
     /// `timeoutSeconds`) and disconnects cleanly, so the broker does not publish the will.
     public func shutdown(timeoutSeconds: Double = 5, now: Date = Date()) async {
+        health.stop()
         queue.sync {
             for timer in timers { timer.cancel() }
             timers = []

@@ -64,7 +64,7 @@ public enum EdgeNavCommandLine {
     public static var root: Command {
         let subcommands = [
             RunCommand.command, MapCommand.command, RouteCommand.command, MatchCommand.command, ReplayCommand.command,
-            SimulateCommand.command, VersionCommand.command,
+            SimulateCommand.command, HealthCommand.command, VersionCommand.command,
         ]
         let list = subcommands.map { "  \($0.name.padding(toLength: 10, withPad: " ", startingAt: 0))\($0.spec.summary)" }
         return Command(

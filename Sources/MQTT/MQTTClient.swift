@@ -60,6 +60,8 @@ public enum MQTTConnectionEvent: Sendable, Equatable {
 public final class MQTTClient: Sendable {
     public let configuration: MQTTConfiguration
     public let outbox: Outbox
+    /// The network thread's signs of life (for health checks and watchdogs).
+    public let liveness = ClientLiveness()
     private let mailbox: ClientMailbox
     private let onMessage: @Sendable (MQTTMessage) -> Void
     private let onEvent: @Sendable (MQTTConnectionEvent) -> Void
@@ -100,7 +102,7 @@ public final class MQTTClient: Sendable {
         let loop = NetworkLoopBox(
             NetworkLoop(
                 configuration: configuration, outbox: outbox, mailbox: mailbox, onMessage: onMessage,
-                onEvent: onEvent))
+                onEvent: onEvent, liveness: liveness))
         let thread = Thread { loop.take().run() }
         thread.name = "mqtt-network"
         thread.start()

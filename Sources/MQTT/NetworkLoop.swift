@@ -24,6 +24,7 @@ final class NetworkLoop {
     private let mailbox: ClientMailbox
     private let onMessage: @Sendable (MQTTMessage) -> Void
     private let onEvent: @Sendable (MQTTConnectionEvent) -> Void
+    private let liveness: ClientLiveness
     private let clock = ContinuousClock()
 
     private var handle: MosquittoHandle!
@@ -55,8 +56,9 @@ final class NetworkLoop {
     init(
         configuration: MQTTConfiguration, outbox: Outbox, mailbox: ClientMailbox,
         onMessage: @escaping @Sendable (MQTTMessage) -> Void,
-        onEvent: @escaping @Sendable (MQTTConnectionEvent) -> Void
+        onEvent: @escaping @Sendable (MQTTConnectionEvent) -> Void, liveness: ClientLiveness = ClientLiveness()
     ) {
+        self.liveness = liveness
         self.configuration = configuration
         self.outbox = outbox
         self.mailbox = mailbox
@@ -80,6 +82,7 @@ final class NetworkLoop {
         }
         perform(machine.start())
         while running {
+            liveness.loopIterated()
             for command in mailbox.takeCommands() { handle(command) }
             if !running { break }  // stopped by a command: do not sit in poll for another second
             pumpOutbox()
@@ -109,6 +112,7 @@ final class NetworkLoop {
         let revents = ready > 0 ? fds[1].revents : 0
         if revents & Int16(POLLIN | POLLERR | POLLHUP) != 0 {
             // Errors are reported through on_disconnect (libmosquitto calls it and closes the socket).
+            if revents & Int16(POLLIN) != 0 { liveness.brokerBytesReceived() }
             callLoop("mosquitto_loop_read") { mosquitto_loop_read($0, 1) }
         }
         if handle.socket >= 0 && (revents & Int16(POLLOUT) != 0) {

@@ -131,6 +131,64 @@ import TestKit
         #expect(!watcher.messages.contains { $0.payload.contains("connectionLost") })
     }
 
+    /// Runs `edgenav health` against `stateDir`; returns its exit status and printed JSON line.
+    static func health(_ stateDir: String, _ extra: [String] = []) throws -> (Int32, [String: Any]) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try executable)
+        process.arguments = ["health", "--state-dir", stateDir] + extra
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, (try? JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:])
+    }
+
+    @Test func healthFileHealthCommandAndSdNotifyFollowTheConnection() async throws {
+        let broker = try TestBroker.plain()
+        defer { broker.stop() }
+        let stateDir = try TestTools.makeTemporaryDirectory(prefix: "edgenav-state")
+        #expect(try Self.health(stateDir).1["code"] as? String == "health.noFile")
+        let notify = try NotifySocket(path: "@edgenav-test-\(UUID().uuidString.prefix(8))")
+        let (agent, log) = try Self.startAgent(
+            ["--vehicle-id", "van-9", "--state-dir", stateDir, "--keepalive", "5"],
+            environment: ["EDGENAV_BROKER": broker.url, "NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "4000000"])
+        defer { if agent.isRunning { kill(agent.processIdentifier, SIGKILL) } }
+        #expect(notify.receive(containing: "READY=1", timeoutSeconds: 10) != nil, "no READY=1; log: \(log)")
+        #expect(notify.receive(containing: "STATUS=connected", timeoutSeconds: 10) != nil)
+        // WATCHDOG_USEC 4 s: pings at least every 2 s.
+        #expect(notify.receive(containing: "WATCHDOG=1", timeoutSeconds: 5) != nil)
+
+        var status: (Int32, [String: Any]) = (1, [:])
+        for _ in 0..<50 {
+            status = try Self.health(stateDir)
+            if status.0 == 0 { break }
+            try await Task.sleep(nanoseconds: 100_000_000)
+        }
+        #expect(status.0 == 0, "\(status.1)")
+        let report = status.1["report"] as? [String: Any]
+        #expect(report?["state"] as? String == "connected")
+        #expect(report?["pid"] as? Int == Int(agent.processIdentifier))
+
+        // The broker goes away: the file says so at once; past the grace, `health` fails with a stable code.
+        broker.stop()
+        #expect(notify.receive(containing: "STATUS=reconnecting", timeoutSeconds: 10) != nil)
+        var away: (Int32, [String: Any]) = (0, [:])
+        for _ in 0..<50 {
+            away = try Self.health(stateDir, ["--disconnected-grace", "0"])
+            if away.0 != 0 { break }
+            try await Task.sleep(nanoseconds: 100_000_000)
+        }
+        #expect(away.0 == 1)
+        #expect(away.1["code"] as? String == "health.disconnected")
+        #expect(try Self.health(stateDir).0 == 0, "within the default 60 s grace an outage is still healthy")
+
+        agent.terminate()
+        #expect(notify.receive(containing: "STOPPING=1", timeoutSeconds: 10) != nil)
+        agent.waitUntilExit()
+        #expect(try Self.health(stateDir).1["code"] as? String == "health.notRunning")
+    }
+
     @Test func tlsAndPasswordFromAFileReachASecuredBroker() async throws {
         let broker = try TestBroker.secured(users: ["van-5": "correct horse"], requireClientCertificate: true)
         defer { broker.stop() }
