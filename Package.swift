@@ -69,7 +69,7 @@ let package = Package(
         .target(name: "TestKit", dependencies: ["Geo"]),
 
         // MARK: Tests (mirroring Sources/)
-        .testTarget(name: "GeoTests", dependencies: ["Geo"]),
+        .testTarget(name: "GeoTests", dependencies: ["Geo", "TestKit"]),
         .testTarget(name: "RoadGraphTests", dependencies: ["RoadGraph", "TestKit"]),
         .testTarget(name: "OSMImportTests", dependencies: ["OSMImport", "RoadGraph", "TestKit"]),
         .testTarget(name: "RoutingTests", dependencies: ["Routing", "RoadGraph", "OSMImport", "TestKit"]),

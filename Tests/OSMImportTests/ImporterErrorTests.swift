@@ -129,7 +129,7 @@ func temporaryFile(_ name: String, _ bytes: [UInt8]) throws -> URL {
             nodes: ["B": ["barrier": "bollard"]],
             relations: [.restriction("no_left_turn", from: "ABC", via: "B", to: "BD")])
         let original = Array(fixture.osmXML().utf8)
-        var rng = SystemRandomNumberGenerator()
+        var rng = SeededGenerator(seed: 0x5EED_0132)
         var imported = 0, failed = 0
         for _ in 0..<60 {
             var bytes = original
