@@ -12,9 +12,13 @@ public struct NavigatorConfiguration: Sendable, Hashable {
     public var arrivalStandingRadiusMeters: Double = 25
     /// "Standing" for the arrival rule above: at most this speed. Default 2 m/s.
     public var arrivalStandingSpeedMetersPerSecond: Double = 2
-    /// … and the latest fix itself is within `arrivalRadiusMeters` + this of the end, so one outlier that drags the
-    /// estimate forward cannot announce an early arrival. Default 15 m.
-    public var arrivalMeasurementSlackMeters: Double = 15
+    /// … and the latest fix, both its matched position and the raw fix projected onto the leg, is within
+    /// `arrivalRadiusMeters` + this of the end, so neither one outlier that drags the estimate forward nor a
+    /// provisional match that runs ahead can announce an early arrival. Default 10 m.
+    public var arrivalMeasurementSlackMeters: Double = 10
+    /// … and the raw fix lies within this of the leg (or twice its reported accuracy, if more): an outlier says
+    /// nothing about arriving. Default 25 m.
+    public var arrivalRawCorridorMeters: Double = 25
 
     /// Off route when the evidence of consecutive off-route fixes reaches this. A fix the matcher puts off the
     /// route counts 1; one that is also at least `strongOffRouteDistanceMeters` from the route while the vehicle
@@ -31,6 +35,19 @@ public struct NavigatorConfiguration: Sendable, Hashable {
     /// Decisive wrong way: matched on the twin of the current route edge with a course at least this far from the
     /// route's. Counts threshold − 1, so two such fixes (or one after any other off-route fix) reroute. Default 135°.
     public var wrongWayDegrees: Double = 135
+
+    /// A fix within the route's corridor counts as leaving (1) when its course contradicts the route and the
+    /// matcher puts it on another road whose direction is within this of the course. Default 45°.
+    public var matchedRoadCourseDegrees: Double = 45
+    /// On the first metres of a leg that began at a standstill (origin, waypoint) only fixes off the route count as
+    /// leaving it. Default 40 m.
+    public var settlingMeters: Double = 40
+    /// How fast the vehicle may have moved on unseen, for widening the search along the leg after a gap in the
+    /// fixes: the progress estimate's slack grows by this per second beyond `progressSlackAfterSeconds` since the
+    /// last accepted position. Default 15 m/s.
+    public var progressSlackSpeedMetersPerSecond: Double = 15
+    /// Default 5 s (5 s fixes are ordinary; longer is a gap).
+    public var progressSlackAfterSeconds: Double = 5
 
     /// Gain of the along-route progress filter (α of an α-β filter on distance along the leg). Default 0.4:
     /// σ = 8 m fixes give a ≈ 3.5 m estimate.
@@ -54,6 +71,13 @@ public struct NavigatorConfiguration: Sendable, Hashable {
     public var ownSpeedMinimumMetersPerSecond: Double = 2
     /// Time constant of the own-speed smoothing, seconds. Default 5 s.
     public var ownSpeedSmoothingSeconds: Double = 5
+    /// The remaining time is scaled by the trip's own pace (time driven ÷ model time of the progress made), with
+    /// weight m ÷ (m + this) after m model seconds of progress: half after this many. Default 600 s.
+    public var paceHalfWeightSeconds: Double = 600
+    /// The pace ratio is clamped to this range. Default 0.6...1.8.
+    public var paceRatioRange: ClosedRange<Double> = 0.6...1.8
+    /// Fixes further apart than this do not count towards the pace (a gap says nothing about it). Default 60 s.
+    public var paceMaximumGapSeconds: Double = 60
     /// The vehicle reports its own speed on a way to the traffic model after moving at least this long on it. Default 10 s.
     public var ownObservationMinimumSeconds: Double = 10
 

@@ -40,6 +40,8 @@ public final class NavigatorCore {
     public private(set) var suggestedLightingMode: LightingMode?
     public private(set) var delayCategoryToNextDestination: DelayCategory = .noData
 
+    /// The trip's own pace so far: seconds driven on the route, and the model's seconds for the progress made.
+    private var pace = (elapsedSeconds: 0.0, modelSeconds: 0.0)
     private var offRouteEvidence = 0
     private var standingNearDestination = 0
     private var lastReportedSeconds: Double?
@@ -75,6 +77,8 @@ public final class NavigatorCore {
         var arrived = false
         /// The latest accepted measurement along the leg, metres.
         var lastMeasurement: Double
+        /// The leg began with the vehicle standing (at the origin, at a waypoint): see `settlingMeters`.
+        var startedStanding = false
     }
 
     // MARK: Reading the route
@@ -124,6 +128,7 @@ public final class NavigatorCore {
             return (status, events)
         }
         traveledPath = []
+        pace = (0, 0)
         snapper.reset()
         let result = route(to: resolved, at: time)
         guard let newLegs = result.legs else {
@@ -147,6 +152,7 @@ public final class NavigatorCore {
     public func clearDestinations(at time: Date) -> [NavigationEvent] {
         let hadRoute = progress != nil
         dropRoute()
+        pace = (0, 0)
         snapper.reset()
         traveledPath = []
         guard hadRoute else { return [] }
@@ -222,6 +228,8 @@ public final class NavigatorCore {
         let previous = lastSnapped
         if var p = progress {
             p.route.progressMeters = predictedAlong(p, at: time)
+            let unseen = time.timeIntervalSince(p.updatedAt) - configuration.progressSlackAfterSeconds
+            p.route.progressSlackMeters = max(0, unseen) * configuration.progressSlackSpeedMetersPerSecond
             progress = p
         }
         let snapped = snapper.snap(fix, activeLeg: progress?.route)
@@ -253,8 +261,19 @@ public final class NavigatorCore {
                 if let reroute = reroute(from: snapped, reason: .offRoute, at: time) { events.append(reroute) }
             } else if snapped.isOnRoute, let match = snapped.routeMatch {
                 p = progress!
+                let modelBefore = modelRemainingSeconds(p)
+                let movedBefore = p.along > 0
                 track(&p, measurement: match.distanceAlongLegMeters, snapped: snapped, speed: speed)
                 progress = p
+                // The trip's own pace: time spent on the route against the model time of the progress made, from
+                // the first movement on each leg (standing at the origin or a waypoint is not driving).
+                if movedBefore, let previous {
+                    let dt = time.timeIntervalSince(previous.timestamp)
+                    if dt > 0 && dt <= configuration.paceMaximumGapSeconds {
+                        pace.elapsedSeconds += dt
+                        pace.modelSeconds += max(0, modelBefore - modelRemainingSeconds(p))
+                    }
+                }
                 observeOwnTraffic(snapped, speed: speed, previous: previous)
             }
             if let arrival = checkArrival(snapped, at: time) { events.append(arrival) }
@@ -360,7 +379,8 @@ public final class NavigatorCore {
         model.applyTraffic(traffic, graph: graph, mode: travelMode, at: time)
         progress = LegProgress(
             route: route, time: model, along: 0, velocity: max(0, ownSpeed ?? 0), updatedAt: time,
-            lastMeasurement: 0)
+            lastMeasurement: 0,
+            startedStanding: (ownSpeed ?? 0) < configuration.minimumSpeedForCourseMetersPerSecond)
     }
 
     private func dropRoute() {
@@ -420,10 +440,31 @@ public final class NavigatorCore {
         return course
     }
 
-    /// Hysteresis: consecutive off-route fixes accumulate evidence; wrong way on the route's own road is decisive.
+    /// Hysteresis: consecutive fixes showing the vehicle leaving accumulate evidence, a fix plainly on the route
+    /// resets it; wrong way on the route's own road is decisive. What counts (see `NavigatorConfiguration`):
+    /// - a fix the snapper puts off the route: 1, or 2 when it is also `strongOffRouteDistanceMeters` from the route
+    ///   and its course contradicts the route there;
+    /// - a fix still within the route's corridor whose course contradicts the route while the matcher puts it on
+    ///   another road heading its way (leaving at a junction, before the distance shows it): 1, and it does not
+    ///   reset the count — except on the first `settlingMeters` of a leg that began at a standstill (after a
+    ///   waypoint the first metres decide little: the vehicle pulls out, turns, the matcher catches up).
     private func isOffRoute(_ snapped: SnappedFix) -> Bool {
         guard let p = progress else { return false }
+        let course = usableCourse(snapped.fix)
+        let contradicts =
+            course.flatMap { course in
+                snapped.routeMatch.map {
+                    !p.route.courseAgrees(
+                        course, atDistance: $0.distanceAlongLegMeters,
+                        toleranceDegrees: configuration.courseContradictionDegrees)
+                }
+            } ?? false
+        let settling = p.startedStanding && p.along < configuration.settlingMeters
         if snapped.isOnRoute {
+            if contradicts && !settling && matcherLeaves(snapped, p, course: course) {
+                offRouteEvidence += 1
+                return offRouteEvidence >= configuration.offRouteEvidenceThreshold
+            }
             offRouteEvidence = 0
             return false
         }
@@ -435,15 +476,14 @@ public final class NavigatorCore {
         {
             return false
         }
-        let course = usableCourse(snapped.fix)
         var weight = 1
         if let edge = snapped.edge, let course {
             let index = p.route.edgeIndex(atDistance: p.along)
             let edges = p.route.leg.edges
             let nearby = [index, index + 1].filter { $0 < edges.count }.map { edges[$0] }
             if nearby.contains(where: { graph.reverseEdge(of: $0) == edge }),
-                let match = snapped.routeMatch,
-                Geodesy.bearingDifferenceDegrees(course, match.routeBearingDegrees) >= configuration.wrongWayDegrees
+                Geodesy.bearingDifferenceDegrees(course, p.route.bearing(atDistance: p.along))
+                    >= configuration.wrongWayDegrees
             {
                 // Wrong way on the route's own road: decisive once confirmed by a second fix (a matcher still
                 // holding the previous direction right after a turn-around leg start must not reroute alone).
@@ -451,16 +491,25 @@ public final class NavigatorCore {
                 return offRouteEvidence >= configuration.offRouteEvidenceThreshold
             }
         }
-        if let match = snapped.routeMatch, let course,
-            match.distanceFromRouteMeters >= configuration.strongOffRouteDistanceMeters,
-            !p.route.courseAgrees(
-                course, atDistance: match.distanceAlongLegMeters,
-                toleranceDegrees: configuration.courseContradictionDegrees)
+        if let match = snapped.routeMatch, contradicts,
+            match.distanceFromRouteMeters >= configuration.strongOffRouteDistanceMeters
         {
             weight = 2
         }
         offRouteEvidence += weight
         return offRouteEvidence >= configuration.offRouteEvidenceThreshold
+    }
+
+    /// The matcher holds the vehicle on a road that is not the route's around the progress estimate, and that
+    /// road's direction agrees with the vehicle's course.
+    private func matcherLeaves(_ snapped: SnappedFix, _ p: LegProgress, course: Double?) -> Bool {
+        guard let edge = snapped.edge, let course, let roadCourse = snapped.courseDegrees,
+            Geodesy.bearingDifferenceDegrees(course, roadCourse) <= configuration.matchedRoadCourseDegrees
+        else { return false }
+        let index = p.route.edgeIndex(atDistance: p.along)
+        let edges = p.route.leg.edges
+        let around = max(0, index - 2)...min(edges.count - 1, index + 3)
+        return !edges[around].contains(edge)
     }
 
     // MARK: Progress
@@ -507,9 +556,16 @@ public final class NavigatorCore {
         guard var p = progress, !p.arrived, let destination = destinations.first else { return nil }
         let length = p.route.lengthMeters
         let estimateClose = length - p.along <= configuration.arrivalRadiusMeters
+        // This fix must agree: its matched position and the raw fix itself, both projected onto the leg (a matched
+        // position may run ahead of the fix, one outlier may drag the estimate forward).
+        let measurementLimit = configuration.arrivalRadiusMeters + configuration.arrivalMeasurementSlackMeters
+        let accuracy = snapped.fix.horizontalAccuracyMeters ?? configuration.defaultHorizontalAccuracyMeters
         let measurementClose =
-            length - p.lastMeasurement <= configuration.arrivalRadiusMeters
-            + configuration.arrivalMeasurementSlackMeters
+            snapped.routeMatch.map { length - $0.distanceAlongLegMeters <= measurementLimit } ?? false
+            && snapped.rawRouteMatch.map {
+                length - $0.distanceAlongLegMeters <= measurementLimit
+                    && $0.distanceFromRouteMeters <= max(configuration.arrivalRawCorridorMeters, 2 * accuracy)
+            } ?? true
         // Standing at the destination counts even when the leg's plan approaches it from elsewhere (the other
         // carriageway, after a reroute): slow fixes near the leg's end or the waypoint, twice in a row.
         let slow =
@@ -537,6 +593,10 @@ public final class NavigatorCore {
                 vehicleCoordinate: snapped.coordinate))
     }
 
+    /// Remaining time and distance. The time is the leg's model (own speed blended on the current edge) scaled
+    /// by the trip's pace: (elapsed ÷ model time of the progress so far), trusted in proportion to how much of the
+    /// trip it rests on (weight m ÷ (m + `paceHalfWeightSeconds`) for m model seconds driven) and clamped to
+    /// `paceRatioRange`. A city whose junctions cost more (or less) than the model says shows it early in the trip.
     private func remaining(_ p: LegProgress) -> (seconds: Double, meters: Double) {
         let along = p.along
         let meters = max(0, p.route.lengthMeters - along)
@@ -545,7 +605,20 @@ public final class NavigatorCore {
             atDistance: along, ownSpeedMetersPerSecond: moving,
             ownSpeedWeight: configuration.ownSpeedWeight,
             ownSpeedFloor: configuration.ownSpeedFloorFraction)
-        return (seconds, meters)
+        return (seconds * paceFactor, meters)
+    }
+
+    private var paceFactor: Double {
+        guard pace.modelSeconds > 0 else { return 1 }
+        let range = configuration.paceRatioRange
+        let ratio = min(range.upperBound, max(range.lowerBound, pace.elapsedSeconds / pace.modelSeconds))
+        let weight = pace.modelSeconds / (pace.modelSeconds + configuration.paceHalfWeightSeconds)
+        return 1 + weight * (ratio - 1)
+    }
+
+    /// The model's remaining seconds of the leg, without the vehicle's own speed.
+    private func modelRemainingSeconds(_ p: LegProgress) -> Double {
+        p.time.remainingSeconds(atDistance: p.along, ownSpeedMetersPerSecond: nil, ownSpeedWeight: 0, ownSpeedFloor: 0)
     }
 
     /// Remaining time and distance events, each when its change reaches its threshold, while guidance is active.
