@@ -150,6 +150,22 @@ public struct ActiveLeg: Sendable {
             nearToleranceMeters: 50 + progressSlackMeters, courseDegrees: courseDegrees)
     }
 
+    /// Whether `course` agrees (within `toleranceDegrees`) with the direction of any segment of the leg overlapping
+    /// `[distance - aroundMeters, distance + aroundMeters]`: stricter evidence of leaving than `courseAgrees` for a
+    /// position whose distance along the leg is only known to a GPS error.
+    public func courseAgreesAnywhere(
+        _ course: Double, around distance: Double, aroundMeters: Double, toleranceDegrees: Double
+    ) -> Bool {
+        guard points.count >= 2 else { return true }
+        let first = segmentIndex(atDistance: min(max(0, distance - aroundMeters), lengthMeters))
+        let last = segmentIndex(atDistance: min(max(0, distance + aroundMeters), lengthMeters))
+        for s in first...max(first, last) where points[s] != points[s + 1] {
+            let bearing = Geodesy.initialBearingDegrees(from: points[s], to: points[s + 1])
+            if Geodesy.bearingDifferenceDegrees(course, bearing) <= toleranceDegrees { return true }
+        }
+        return false
+    }
+
     /// Closest point of the leg to `coordinate` among the segments overlapping
     /// `[fromMeters, toMeters]` along the leg; nil for an empty leg.
     ///

@@ -5,7 +5,7 @@ public struct NavigatorConfiguration: Sendable, Hashable {
     /// Arrival when the progress estimate is within this of the end of the leg (along the road). Default 20 m:
     /// the filtered estimate's error (≈ 4 m for σ = 8 m fixes) plus the travel between fixes keeps the announcement
     /// within 30 m.
-    public var arrivalRadiusMeters: Double = 20
+    public var arrivalRadiusMeters: Double = 15
     /// … or when the vehicle stands (two fixes in a row) this close to the leg's end or the waypoint, in a straight
     /// line: vehicles stop short of the address (a parking space, the kerb before a junction) or on the other
     /// carriageway. Default 25 m.
@@ -36,8 +36,12 @@ public struct NavigatorConfiguration: Sendable, Hashable {
     /// route's. Counts threshold − 1, so two such fixes (or one after any other off-route fix) reroute. Default 135°.
     public var wrongWayDegrees: Double = 135
 
-    /// A fix within the route's corridor counts as leaving (1) when its course contradicts the route and the
-    /// matcher puts it on another road whose direction is within this of the course. Default 45°.
+    /// A fix within the route's corridor counts as leaving when its course contradicts every direction of the leg
+    /// within this distance along it of the fix's position (1), or 2 when the matcher also holds it on another road
+    /// whose direction is within `matchedRoadCourseDegrees` of the course. Default 25 m (the along-road error of a
+    /// σ = 8 m fix, and more: a position ahead of a turn must not contradict the road before it).
+    public var onRouteCourseSpanMeters: Double = 25
+    /// Default 45°.
     public var matchedRoadCourseDegrees: Double = 45
     /// On the first metres of a leg that began at a standstill (origin, waypoint) only fixes off the route count as
     /// leaving it. Default 40 m.

@@ -461,12 +461,23 @@ public final class NavigatorCore {
             } ?? false
         let settling = p.startedStanding && p.along < configuration.settlingMeters
         if snapped.isOnRoute {
-            if contradicts && !settling && matcherLeaves(snapped, p, course: course) {
-                offRouteEvidence += 1
-                return offRouteEvidence >= configuration.offRouteEvidenceThreshold
+            // Within the corridor, but leaving: the course contradicts every direction of the route within
+            // `onRouteCourseSpanMeters` of the position (1), and the matcher holds the vehicle on another road
+            // heading its way (2).
+            var weight = 0
+            if !settling, let course, let match = snapped.routeMatch,
+                !p.route.courseAgreesAnywhere(
+                    course, around: match.distanceAlongLegMeters, aroundMeters: configuration.onRouteCourseSpanMeters,
+                    toleranceDegrees: configuration.courseContradictionDegrees)
+            {
+                weight = matcherLeaves(snapped, p, course: course) ? 2 : 1
             }
-            offRouteEvidence = 0
-            return false
+            guard weight > 0 else {
+                offRouteEvidence = 0
+                return false
+            }
+            offRouteEvidence += weight
+            return offRouteEvidence >= configuration.offRouteEvidenceThreshold
         }
         // Still short of the leg's start (continuing while rolling up to a waypoint, or standing at the origin):
         // the vehicle is not yet on the leg but has not left it either.
