@@ -30,8 +30,15 @@ public struct NavigatorConfiguration: Sendable, Hashable {
     public var strongOffRouteDistanceMeters: Double = 8
     /// A course differing from the route by more than this contradicts it. Default 60°.
     public var courseContradictionDegrees: Double = 60
-    /// The fix's course counts only at or above this speed. Default 4 m/s.
+    /// The fix's course counts only at or above this speed. Default 4 m/s (slower, turning through a junction,
+    /// the course says little about the road).
     public var minimumSpeedForCourseMetersPerSecond: Double = 4
+    /// Off-route fixes from a vehicle slower than this (by the fix's own speed) neither add evidence nor reset it.
+    /// Default 1.5 m/s.
+    public var offRouteMinimumSpeedMetersPerSecond: Double = 1.5
+    /// A vehicle not yet on a new leg (no progress along it) within this of the leg's start is rolling up to it,
+    /// not off it. Default 40 m.
+    public var legStartToleranceMeters: Double = 40
     /// Decisive wrong way: matched on the twin of the current route edge with a course at least this far from the
     /// route's. Counts threshold − 1, so two such fixes (or one after any other off-route fix) reroute. Default 135°.
     public var wrongWayDegrees: Double = 135

@@ -482,8 +482,15 @@ public final class NavigatorCore {
         // Still short of the leg's start (continuing while rolling up to a waypoint, or standing at the origin):
         // the vehicle is not yet on the leg but has not left it either.
         if p.along < 1,
-            Geodesy.distanceMeters(snapped.fix.coordinate, p.route.leg.start.point) <= 2
-                * configuration.arrivalRadiusMeters
+            Geodesy.distanceMeters(snapped.fix.coordinate, p.route.leg.start.point)
+                <= configuration.legStartToleranceMeters
+        {
+            return false
+        }
+        // A standing vehicle leaves nothing: its fixes scatter round one point (at a waypoint that is not quite
+        // where the next leg starts, at a light). The evidence waits for it to move.
+        if let speed = snapped.fix.speedMetersPerSecond, speed >= 0,
+            speed < configuration.offRouteMinimumSpeedMetersPerSecond
         {
             return false
         }
