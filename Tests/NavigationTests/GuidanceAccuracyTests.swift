@@ -74,9 +74,14 @@ import Testing
     }
 
     @Test func aGapAfterStandingDoesNotLoseTheRoute() throws {
-        // 1 km street. The vehicle stands at A (speed 0), drives into a tunnel, and the fixes come back 700 m on.
-        let roads = try DrawnRoads("A----------B", gridMeters: 100, ways: [.init("AB")])
-        let nav = roads.navigator()
+        // 1 km street, a node every 100 m. The vehicle stands at A (speed 0), drives into a tunnel, and the fixes
+        // come back 760 m on: beyond the 600 m the search looks ahead of a standing vehicle's progress, unless it
+        // widens with the time unseen.
+        let roads = try DrawnRoads(
+            "A---------C---------D---------E---------F---------G---------H---------I---------J---------K---------B",
+            gridMeters: 10, ways: [.init("ACDEFGHIJKB")])
+        let nav = NavigatorCore(
+            graph: roads.graph, snapper: MapMatcherSnapper(index: RoadGeometryIndex(graph: roads.graph)))
         nav.timeUpdateThresholdSeconds = 1000
         nav.distanceUpdateThresholdMeters = 1000
         _ = nav.process(RawFix(coordinate: roads["A"], timestamp: t0, speedMetersPerSecond: 0))
@@ -87,7 +92,7 @@ import Testing
                 RawFix(coordinate: roads["A"], timestamp: t0.addingTimeInterval(Double(i)), speedMetersPerSecond: 0))
         }
         let after = drive(
-            roads.path("AB"), speed: 12, from: t0.addingTimeInterval(70), startOffset: 700, stopSeconds: 5)
+            roads.path("AB"), speed: 12, from: t0.addingTimeInterval(70), startOffset: 760, stopSeconds: 5)
         events += nav.process(after)
         #expect(routeAndArrival(events) == ["arrival(0 'B' left=0)"])
         let onRoute = events.compactMap { if case .location(let l) = $0 { l.isOnRoute } else { nil } }
