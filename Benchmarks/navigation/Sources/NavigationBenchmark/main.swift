@@ -61,7 +61,7 @@ func pct(_ x: Double) -> String { String(format: "%.1f%%", x * 100) }
 
 var stepNanos: [Double] = []
 for interval in [1.0, 5.0] {
-    for traffic in [false, true] {
+    for traffic in [false, true] where ProcessInfo.processInfo.environment["NAV_BENCH_ONLY_LEAVING"] == nil {
         var evaluator = TripEvaluator(graph: graph, index: index)
         evaluator.snapping = snapping
         evaluator.noise.fixIntervalSeconds = interval
