@@ -23,7 +23,8 @@ public struct NavigatorConfiguration: Sendable, Hashable {
 
     /// Off route when the evidence of consecutive off-route fixes reaches this. A fix the matcher puts off the
     /// route counts 1; one that is also at least `strongOffRouteDistanceMeters` from the route while the vehicle
-    /// moves against the route's direction (around that point) counts 2; a fix on the route resets the count.
+    /// moves against the route's direction (around that point) counts 2; a fix on the route resets the count
+    /// unless its course contradicts the route (see `onRouteCourseSpanMeters`).
     /// Default 3: never one bad fix, never two position outliers (their course still follows the road), but two
     /// fixes turning away from the route are enough.
     public var offRouteEvidenceThreshold: Int = 3

@@ -444,10 +444,13 @@ public final class NavigatorCore {
     /// resets it; wrong way on the route's own road is decisive. What counts (see `NavigatorConfiguration`):
     /// - a fix the snapper puts off the route: 1, or 2 when it is also `strongOffRouteDistanceMeters` from the route
     ///   and its course contradicts the route there;
-    /// - a fix still within the route's corridor whose course contradicts the route while the matcher puts it on
-    ///   another road heading its way (leaving at a junction, before the distance shows it): 1, and it does not
-    ///   reset the count — except on the first `settlingMeters` of a leg that began at a standstill (after a
-    ///   waypoint the first metres decide little: the vehicle pulls out, turns, the matcher catches up).
+    /// - a fix still within the route's corridor whose course contradicts every direction of the route within
+    ///   `onRouteCourseSpanMeters` of it (leaving at a junction, before the distance shows it): 1, or 2 when the
+    ///   matcher also holds it on another road heading its way; such a fix does not reset the count — except on
+    ///   the first `settlingMeters` of a leg that began at a standstill (after a waypoint the first metres decide
+    ///   little: the vehicle pulls out, turns, the matcher catches up);
+    /// - an off-route fix from a standing vehicle (`offRouteMinimumSpeedMetersPerSecond`) counts nothing and
+    ///   resets nothing.
     private func isOffRoute(_ snapped: SnappedFix) -> Bool {
         guard let p = progress else { return false }
         let course = usableCourse(snapped.fix)
