@@ -7,12 +7,18 @@ public struct NavigatorConfiguration: Sendable, Hashable {
     /// of the vehicle, so 20 m announced some arrivals 31 m early; 15 m keeps them within 30 m. A vehicle that
     /// stops is caught by the standing rule below in any case.
     public var arrivalRadiusMeters: Double = 15
-    /// … or when the vehicle stands (two fixes in a row) this close to the leg's end or the waypoint, in a straight
-    /// line: vehicles stop short of the address (a parking space, the kerb before a junction) or on the other
-    /// carriageway. Default 25 m.
+    /// … or when the vehicle stands this close to the leg's end or the waypoint, in a straight line: vehicles stop
+    /// short of the address (a parking space, the kerb before a junction) or on the other carriageway. Where it
+    /// stands is the mean of its run of standing fixes (`arrivalStandingFixes` or more), and the mean must be
+    /// within this radius less its own uncertainty (accuracy ÷ √n), so a stop at a light 30 m short does not count
+    /// by noise. Default 25 m.
     public var arrivalStandingRadiusMeters: Double = 25
+    /// Default 3 standing fixes.
+    public var arrivalStandingFixes: Int = 3
     /// "Standing" for the arrival rule above: at most this speed. Default 2 m/s.
     public var arrivalStandingSpeedMetersPerSecond: Double = 2
+    /// A standing fix this far from the mean of the run so far is an outlier and left out of it. Default 40 m.
+    public var standingOutlierMeters: Double = 40
     /// … and the latest fix, both its matched position and the raw fix projected onto the leg, is within
     /// `arrivalRadiusMeters` + this of the end, so neither one outlier that drags the estimate forward nor a
     /// provisional match that runs ahead can announce an early arrival. Default 10 m.

@@ -43,7 +43,8 @@ public final class NavigatorCore {
     /// The trip's own pace so far: seconds driven on the route, and the model's seconds for the progress made.
     private var pace = (elapsedSeconds: 0.0, modelSeconds: 0.0)
     private var offRouteEvidence = 0
-    private var standingNearDestination = 0
+    /// The mean position of the current run of standing fixes (see `checkArrival`); nil while moving.
+    private var standing: (latitude: Double, longitude: Double, count: Int)?
     private var lastReportedSeconds: Double?
     private var lastReportedMeters: Double?
     private var speeding: SpeedingMonitor
@@ -593,18 +594,37 @@ public final class NavigatorCore {
             (snapped.fix.speedMetersPerSecond ?? ownSpeed ?? .infinity)
             <= configuration.arrivalStandingSpeedMetersPerSecond
         let position = snapped.edge == nil ? snapped.fix.coordinate : snapped.coordinate
+        // Where the vehicle stands is the mean of the run of standing fixes (one σ = 8 m fix says little: a stop
+        // 32 m short of the end would otherwise come within 25 m by noise), leaving out outliers.
+        if !slow {
+            standing = nil
+        } else if let s = standing {
+            let mean = Coordinate(latitude: s.latitude, longitude: s.longitude)
+            if Geodesy.distanceMeters(mean, position) <= configuration.standingOutlierMeters {
+                let n = Double(s.count + 1)
+                standing = (
+                    s.latitude + (position.latitude - s.latitude) / n,
+                    s.longitude + (position.longitude - s.longitude) / n, s.count + 1
+                )
+            }
+        } else {
+            standing = (position.latitude, position.longitude, 1)
+        }
         let nearEnd =
-            min(
-                Geodesy.distanceMeters(position, p.route.leg.end.point),
-                Geodesy.distanceMeters(position, destination.coordinate)) <= configuration.arrivalStandingRadiusMeters
+            standing.map { s in
+                let mean = Coordinate(latitude: s.latitude, longitude: s.longitude)
+                return s.count >= configuration.arrivalStandingFixes
+                    && min(
+                        Geodesy.distanceMeters(mean, p.route.leg.end.point),
+                        Geodesy.distanceMeters(mean, destination.coordinate))
+                        <= configuration.arrivalStandingRadiusMeters - accuracy / Double(s.count).squareRoot()
+            } ?? false
         // … unless the vehicle is on the leg well before its end (passing the destination on the way round).
         let measuredAlong = snapped.routeMatch?.distanceAlongLegMeters ?? p.along
         let explainedByLeg = snapped.isOnRoute && length - measuredAlong > 2 * configuration.arrivalStandingRadiusMeters
-        standingNearDestination = slow && nearEnd && !explainedByLeg ? standingNearDestination + 1 : 0
-        guard (estimateClose && measurementClose && snapped.isOnRoute) || standingNearDestination >= 2 else {
+        guard (estimateClose && measurementClose && snapped.isOnRoute) || (nearEnd && !explainedByLeg) else {
             return nil
         }
-        standingNearDestination = 0
         p.arrived = true
         progress = p
         if stopGuidanceAtArrival { isGuidanceActive = false }
