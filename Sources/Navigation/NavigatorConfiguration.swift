@@ -41,8 +41,8 @@ public struct NavigatorConfiguration: Sendable, Hashable {
     /// The fix's course counts only at or above this speed. Default 4 m/s (slower, turning through a junction,
     /// the course says little about the road).
     public var minimumSpeedForCourseMetersPerSecond: Double = 4
-    /// Off-route fixes from a vehicle slower than this (by the fix's own speed) neither add evidence nor reset it.
-    /// Default 1.5 m/s.
+    /// Off-route fixes from a vehicle slower than this (by the fix's own speed) on the first `settlingMeters` of a
+    /// leg neither add evidence nor reset it. Default 1.5 m/s.
     public var offRouteMinimumSpeedMetersPerSecond: Double = 1.5
     /// A vehicle not yet on a new leg (no progress along it) within this of the leg's start is rolling up to it,
     /// not off it. Default 40 m.
@@ -59,7 +59,7 @@ public struct NavigatorConfiguration: Sendable, Hashable {
     /// Default 45°.
     public var matchedRoadCourseDegrees: Double = 45
     /// On the first metres of a leg that began at a standstill (origin, waypoint) only fixes off the route count as
-    /// leaving it. Default 40 m.
+    /// leaving it, and only while the vehicle moves. Default 40 m.
     public var settlingMeters: Double = 40
     /// How fast the vehicle may have moved on unseen, for widening the search along the leg after a gap in the
     /// fixes: the progress estimate's slack grows by this per second beyond `progressSlackAfterSeconds` since the

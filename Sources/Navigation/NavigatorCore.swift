@@ -450,8 +450,8 @@ public final class NavigatorCore {
     ///   matcher also holds it on another road heading its way; such a fix does not reset the count — except on
     ///   the first `settlingMeters` of a leg that began at a standstill (after a waypoint the first metres decide
     ///   little: the vehicle pulls out, turns, the matcher catches up);
-    /// - an off-route fix from a standing vehicle (`offRouteMinimumSpeedMetersPerSecond`) counts nothing and
-    ///   resets nothing.
+    /// - an off-route fix from a vehicle standing on the first `settlingMeters` of the leg
+    ///   (`offRouteMinimumSpeedMetersPerSecond`) counts nothing and resets nothing.
     private func isOffRoute(_ snapped: SnappedFix) -> Bool {
         guard let p = progress else { return false }
         let course = usableCourse(snapped.fix)
@@ -491,9 +491,10 @@ public final class NavigatorCore {
         {
             return false
         }
-        // A standing vehicle leaves nothing: its fixes scatter round one point (at a waypoint that is not quite
-        // where the next leg starts, at a light). The evidence waits for it to move.
-        if let speed = snapped.fix.speedMetersPerSecond, speed >= 0,
+        // A vehicle standing before it has really started the leg leaves nothing: its fixes scatter round a point
+        // near where the leg starts (at a waypoint that is not quite the next leg's start). The evidence waits for
+        // it to move. (Standing later, far off the route after turning away, does count.)
+        if p.along < configuration.settlingMeters, let speed = snapped.fix.speedMetersPerSecond, speed >= 0,
             speed < configuration.offRouteMinimumSpeedMetersPerSecond
         {
             return false
