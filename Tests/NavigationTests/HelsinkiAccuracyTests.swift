@@ -61,7 +61,7 @@ struct HelsinkiAccuracyTests {
             if let m = r.arrivalRemainingMeters[0] { #expect(m <= 30, "trip \(i): announced \(m) m early") }
         }
         #expect(evaluated >= 3)
-        // No reroute on a drive that follows the route (none in 1 060 benchmark legs either, BENCHMARKS.md).
+        // No reroute on a drive that follows the route (none in the benchmark's 289 following trips either, BENCHMARKS.md).
         #expect(reroutes == 0)
     }
 
