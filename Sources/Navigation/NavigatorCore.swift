@@ -514,13 +514,24 @@ public final class NavigatorCore {
                 return offRouteEvidence >= configuration.offRouteEvidenceThreshold
             }
         }
-        if let match = snapped.routeMatch, contradicts,
-            match.distanceFromRouteMeters >= configuration.strongOffRouteDistanceMeters
+        if let match = snapped.routeMatch,
+            match.distanceFromRouteMeters >= configuration.strongOffRouteDistanceMeters,
+            contradicts || slowCourseContradicts(snapped.fix, match, p)
         {
             weight = 2
         }
         offRouteEvidence += weight
         return offRouteEvidence >= configuration.offRouteEvidenceThreshold
+    }
+
+    /// For a fix already off the route: its course, from `offRouteCourseMinimumSpeedMetersPerSecond` (below the
+    /// general minimum), contradicts the route around its position (a vehicle turning off slowly).
+    private func slowCourseContradicts(_ fix: RawFix, _ match: RouteMatch, _ p: LegProgress) -> Bool {
+        guard let course = fix.courseDegrees, course >= 0, let speed = fix.speedMetersPerSecond,
+            speed >= configuration.offRouteCourseMinimumSpeedMetersPerSecond
+        else { return false }
+        return !p.route.courseAgrees(
+            course, atDistance: match.distanceAlongLegMeters, toleranceDegrees: configuration.courseContradictionDegrees)
     }
 
     /// The matcher holds the vehicle on a road that is not the route's around the progress estimate, and that

@@ -203,6 +203,25 @@ import Testing
         #expect(routeAndArrival(events) == ["arrival(0 'B' left=0)"])
     }
 
+    @Test func turningOffSlowlyWithSparseFixesReroutesOnTheSecondFix() throws {
+        // 5 s fixes at 3.5 m/s (below the 4 m/s from which a course counts in general), turning south at B while
+        // the route goes on east: the fixes 10 m and 27.5 m south of B are off the route and, being off it by a σ
+        // or more, their course counts from 2.5 m/s: 2 + 2, rerouted on the second (before: the third).
+        let roads = try tee()
+        let nav = roads.navigator()
+        nav.timeUpdateThresholdSeconds = 1000
+        nav.distanceUpdateThresholdMeters = 1000
+        _ = nav.process(RawFix(coordinate: roads["A"], timestamp: t0, speedMetersPerSecond: 0))
+        _ = nav.setDestinations([NavigationWaypoint(coordinate: roads["C"], title: "C")], at: t0)
+        let fixes = drive(roads.path("ABD"), speed: 3.5, interval: 5, from: t0.addingTimeInterval(1))
+        let turn = try #require(fixes.firstIndex { $0.coordinate.latitude < roads["B"].latitude - 1e-7 })
+        var rerouteFix: Int?
+        for (i, fix) in fixes.enumerated() where rerouteFix == nil {
+            if !nav.process(fix).routeChanges.isEmpty { rerouteFix = i }
+        }
+        #expect(try #require(rerouteFix) - turn + 1 == 2)
+    }
+
     @Test func standingOffTheNewLegsStartDoesNotReroute() throws {
         // Parked 50 m north of A, off the road, with σ = 8 m noise for two minutes: a standing vehicle leaves
         // nothing (before, the third fix beyond 40 m from the leg's start rerouted).
