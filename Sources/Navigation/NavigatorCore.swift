@@ -444,7 +444,8 @@ public final class NavigatorCore {
     /// Hysteresis: consecutive fixes showing the vehicle leaving accumulate evidence, a fix plainly on the route
     /// resets it; wrong way on the route's own road is decisive. What counts (see `NavigatorConfiguration`):
     /// - a fix the snapper puts off the route: 1, or 2 when it is also `strongOffRouteDistanceMeters` from the route
-    ///   and its course contradicts the route there;
+    ///   and its course contradicts the route there (from `offRouteCourseMinimumSpeedMetersPerSecond` when twice
+    ///   that far);
     /// - a fix still within the route's corridor whose course contradicts every direction of the route within
     ///   `onRouteCourseSpanMeters` of it (leaving at a junction, before the distance shows it): 1, or 2 when the
     ///   matcher also holds it on another road heading its way; such a fix does not reset the count — except on
@@ -516,7 +517,9 @@ public final class NavigatorCore {
         }
         if let match = snapped.routeMatch,
             match.distanceFromRouteMeters >= configuration.strongOffRouteDistanceMeters,
-            contradicts || slowCourseContradicts(snapped.fix, match, p)
+            contradicts
+                || (match.distanceFromRouteMeters >= 2 * configuration.strongOffRouteDistanceMeters
+                    && slowCourseContradicts(snapped.fix, match, p))
         {
             weight = 2
         }
@@ -524,8 +527,8 @@ public final class NavigatorCore {
         return offRouteEvidence >= configuration.offRouteEvidenceThreshold
     }
 
-    /// For a fix already off the route: its course, from `offRouteCourseMinimumSpeedMetersPerSecond` (below the
-    /// general minimum), contradicts the route around its position (a vehicle turning off slowly).
+    /// For a fix already off the route by two σ or more: its course, from `offRouteCourseMinimumSpeedMetersPerSecond`
+    /// (below the general minimum), contradicts the route around its position (a vehicle turning off slowly).
     private func slowCourseContradicts(_ fix: RawFix, _ match: RouteMatch, _ p: LegProgress) -> Bool {
         guard let course = fix.courseDegrees, course >= 0, let speed = fix.speedMetersPerSecond,
             speed >= configuration.offRouteCourseMinimumSpeedMetersPerSecond
