@@ -41,9 +41,12 @@ public struct NavigatorConfiguration: Sendable, Hashable {
     /// The fix's course counts only at or above this speed. Default 4 m/s (slower, turning through a junction,
     /// the course says little about the road).
     public var minimumSpeedForCourseMetersPerSecond: Double = 4
-    /// … but for a fix the snapper already puts off the route, twice `strongOffRouteDistanceMeters` or more from it,
-    /// the course counts from this speed. Default 2.5 m/s.
+    /// … but for a sparse fix (`sparseFixSeconds` or more after the previous one) the snapper already puts off the
+    /// route, twice `strongOffRouteDistanceMeters` or more from it, the course counts from this speed (three such
+    /// fixes cover 15 s or more: a vehicle turning off slowly should not need them all). Default 2.5 m/s.
     public var offRouteCourseMinimumSpeedMetersPerSecond: Double = 2.5
+    /// Default 3 s.
+    public var sparseFixSeconds: Double = 3
     /// Off-route fixes from a vehicle slower than this (by the fix's own speed) on the first `settlingMeters` of a
     /// leg neither add evidence nor reset it. Default 1.5 m/s.
     public var offRouteMinimumSpeedMetersPerSecond: Double = 1.5

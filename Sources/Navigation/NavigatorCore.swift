@@ -257,7 +257,7 @@ public final class NavigatorCore {
             progress = p
         }
         if var p = progress, !p.arrived {
-            if isOffRoute(snapped) {
+            if isOffRoute(snapped, secondsSincePrevious: previous.map { time.timeIntervalSince($0.timestamp) }) {
                 offRouteEvidence = 0
                 if let reroute = reroute(from: snapped, reason: .offRoute, at: time) { events.append(reroute) }
             } else if snapped.isOnRoute, let match = snapped.routeMatch {
@@ -444,8 +444,8 @@ public final class NavigatorCore {
     /// Hysteresis: consecutive fixes showing the vehicle leaving accumulate evidence, a fix plainly on the route
     /// resets it; wrong way on the route's own road is decisive. What counts (see `NavigatorConfiguration`):
     /// - a fix the snapper puts off the route: 1, or 2 when it is also `strongOffRouteDistanceMeters` from the route
-    ///   and its course contradicts the route there (from `offRouteCourseMinimumSpeedMetersPerSecond` when twice
-    ///   that far);
+    ///   and its course contradicts the route there (for sparse fixes twice that far, from
+    ///   `offRouteCourseMinimumSpeedMetersPerSecond`);
     /// - a fix still within the route's corridor whose course contradicts every direction of the route within
     ///   `onRouteCourseSpanMeters` of it (leaving at a junction, before the distance shows it): 1, or 2 when the
     ///   matcher also holds it on another road heading its way; such a fix does not reset the count — except on
@@ -453,7 +453,7 @@ public final class NavigatorCore {
     ///   little: the vehicle pulls out, turns, the matcher catches up);
     /// - an off-route fix from a vehicle standing on the first `settlingMeters` of the leg
     ///   (`offRouteMinimumSpeedMetersPerSecond`) counts nothing and resets nothing.
-    private func isOffRoute(_ snapped: SnappedFix) -> Bool {
+    private func isOffRoute(_ snapped: SnappedFix, secondsSincePrevious: Double?) -> Bool {
         guard let p = progress else { return false }
         let course = usableCourse(snapped.fix)
         let contradicts =
@@ -518,7 +518,8 @@ public final class NavigatorCore {
         if let match = snapped.routeMatch,
             match.distanceFromRouteMeters >= configuration.strongOffRouteDistanceMeters,
             contradicts
-                || (match.distanceFromRouteMeters >= 2 * configuration.strongOffRouteDistanceMeters
+                || ((secondsSincePrevious ?? 0) >= configuration.sparseFixSeconds
+                    && match.distanceFromRouteMeters >= 2 * configuration.strongOffRouteDistanceMeters
                     && slowCourseContradicts(snapped.fix, match, p))
         {
             weight = 2
@@ -527,7 +528,7 @@ public final class NavigatorCore {
         return offRouteEvidence >= configuration.offRouteEvidenceThreshold
     }
 
-    /// For a fix already off the route by two σ or more: its course, from `offRouteCourseMinimumSpeedMetersPerSecond`
+    /// For a sparse fix already off the route by two σ or more: its course, from `offRouteCourseMinimumSpeedMetersPerSecond`
     /// (below the general minimum), contradicts the route around its position (a vehicle turning off slowly).
     private func slowCourseContradicts(_ fix: RawFix, _ match: RouteMatch, _ p: LegProgress) -> Bool {
         guard let course = fix.courseDegrees, course >= 0, let speed = fix.speedMetersPerSecond,
