@@ -32,6 +32,9 @@ public struct ActiveLeg: Sendable {
     public let edgeStartMeters: [Double]
     /// The navigator's estimate of the vehicle's distance along the leg, metres (a hint for windowed searches).
     public internal(set) var progressMeters: Double = 0
+    /// How far the vehicle may be beyond `progressMeters` unseen, metres: 0 while fixes come every second, growing
+    /// with the time since the last accepted position (a tunnel, sparse fixes). Windowed searches widen by it.
+    public internal(set) var progressSlackMeters: Double = 0
 
     public var lengthMeters: Double { cumulativeMeters.last ?? 0 }
 
@@ -133,14 +136,46 @@ public struct ActiveLeg: Sendable {
         return false
     }
 
+    /// Where `coordinate` lies on the leg near the navigator's progress: the segments from `behindMeters` before
+    /// `progressMeters` to `aheadMeters` (+ `progressSlackMeters`) after it, resolving a leg that passes the same
+    /// place twice towards the pass nearest the progress and, for a moving vehicle, the pass whose direction
+    /// agrees with `courseDegrees` (a leg that turns round at a dead end or after a waypoint runs both ways along
+    /// one road; the raw position alone cannot tell the passes apart).
+    public func locate(
+        _ coordinate: Coordinate, courseDegrees: Double?, behindMeters: Double, aheadMeters: Double
+    ) -> RouteMatch? {
+        project(
+            coordinate, fromMeters: progressMeters - behindMeters,
+            toMeters: progressMeters + aheadMeters + progressSlackMeters, near: progressMeters,
+            nearToleranceMeters: 50 + progressSlackMeters, courseDegrees: courseDegrees)
+    }
+
+    /// Whether `course` agrees (within `toleranceDegrees`) with the direction of any segment of the leg overlapping
+    /// `[distance - aroundMeters, distance + aroundMeters]`: stricter evidence of leaving than `courseAgrees` for a
+    /// position whose distance along the leg is only known to a GPS error.
+    public func courseAgreesAnywhere(
+        _ course: Double, around distance: Double, aroundMeters: Double, toleranceDegrees: Double
+    ) -> Bool {
+        guard points.count >= 2 else { return true }
+        let first = segmentIndex(atDistance: min(max(0, distance - aroundMeters), lengthMeters))
+        let last = segmentIndex(atDistance: min(max(0, distance + aroundMeters), lengthMeters))
+        for s in first...max(first, last) where points[s] != points[s + 1] {
+            let bearing = Geodesy.initialBearingDegrees(from: points[s], to: points[s + 1])
+            if Geodesy.bearingDifferenceDegrees(course, bearing) <= toleranceDegrees { return true }
+        }
+        return false
+    }
+
     /// Closest point of the leg to `coordinate` among the segments overlapping
     /// `[fromMeters, toMeters]` along the leg; nil for an empty leg.
     ///
     /// With `near`, a leg that passes the same place twice (round a block, back on the other carriageway) is
     /// resolved towards the pass closest along the leg to `near`: a candidate's score is its distance plus
-    /// `alongPenalty` × how far it lies more than 50 m along the leg from `near`.
+    /// `alongPenalty` × how far it lies more than `nearToleranceMeters` along the leg from `near`.
+    /// With `courseDegrees`, a segment heading more than 90° away from it scores `coursePenaltyMeters` worse.
     public func project(_ coordinate: Coordinate, fromMeters: Double = 0, toMeters: Double = .infinity,
-                        near: Double? = nil, alongPenalty: Double = 0.2) -> RouteMatch? {
+                        near: Double? = nil, alongPenalty: Double = 0.2, nearToleranceMeters: Double = 50,
+                        courseDegrees: Double? = nil, coursePenaltyMeters: Double = 40) -> RouteMatch? {
         guard !points.isEmpty else { return nil }
         if points.count == 1 {
             return RouteMatch(
@@ -157,7 +192,15 @@ public struct ActiveLeg: Sendable {
             var score = p.distanceMeters
             if let near {
                 let along = cumulativeMeters[s] + (cumulativeMeters[s + 1] - cumulativeMeters[s]) * p.fraction
-                score += alongPenalty * max(0, abs(along - near) - 50)
+                score += alongPenalty * max(0, abs(along - near) - nearToleranceMeters)
+            }
+            // The bearing only matters for a segment that would otherwise win (saves the trigonometry).
+            if best != nil && score >= best!.score { continue }
+            if let courseDegrees, points[s] != points[s + 1],
+                Geodesy.bearingDifferenceDegrees(
+                    courseDegrees, Geodesy.initialBearingDegrees(from: points[s], to: points[s + 1])) > 90
+            {
+                score += coursePenaltyMeters
             }
             if best == nil || score < best!.score { best = (s, p, score) }
         }

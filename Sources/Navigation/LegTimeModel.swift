@@ -18,6 +18,14 @@ import Routing
 public struct JunctionDelayModel: Sendable, Hashable {
     /// Default 18 s.
     public var trafficSignalSeconds: Double = 18
+    /// The part of `trafficSignalSeconds` lost braking and accelerating, not waiting. Default 7 s. A traffic
+    /// observation is a moving speed along the way (stops excluded), which already holds this part and every turn
+    /// and crossing slow-down: on an edge that traffic covers, only the rest (the expected wait) is charged.
+    public var trafficSignalSlowdownSeconds: Double = 3.5
+    /// The share of a turn or crossing delay still charged on an edge that traffic covers. Default 0.5: a way's
+    /// median moving speed holds part of the slow-down (the braking and accelerating samples on the way), not
+    /// all of it (a median passes over short slow stretches).
+    public var turnDelayShareUnderTraffic: Double = 0.75
     /// Default 2 s.
     public var uncontrolledCrossingSeconds: Double = 2
     /// Default 5 s.
@@ -34,6 +42,22 @@ public struct JunctionDelayModel: Sendable, Hashable {
 
     /// The delay between route edges `from` and `to` (consecutive, `target(from) == source(to)`), seconds.
     public func delaySeconds(from: EdgeID, to: EdgeID, graph: RoadGraph, mode: TravelMode) -> Double {
+        delay(from: from, to: to, graph: graph, mode: mode).seconds
+    }
+
+    /// The delay, seconds, and the part of it still charged when traffic covers the edge `from` (a signal's wait,
+    /// `turnDelayShareUnderTraffic` of the turn; see `trafficSignalSlowdownSeconds`).
+    public func delay(from: EdgeID, to: EdgeID, graph: RoadGraph, mode: TravelMode) -> (
+        seconds: Double, underTrafficSeconds: Double
+    ) {
+        let seconds = totalDelaySeconds(from: from, to: to, graph: graph, mode: mode)
+        let signal = graph.flags(of: from).contains(.trafficSignalsAtTarget)
+        let signalPart = signal ? trafficSignalSeconds : 0
+        let waiting = signal ? max(0, trafficSignalSeconds - trafficSignalSlowdownSeconds) : 0
+        return (seconds, waiting + turnDelayShareUnderTraffic * max(0, seconds - signalPart))
+    }
+
+    private func totalDelaySeconds(from: EdgeID, to: EdgeID, graph: RoadGraph, mode: TravelMode) -> Double {
         let turn = signedTurnDegrees(from: from, to: to, graph: graph)
         let node = graph.target(of: from)
         let cameFrom = graph.source(of: from)
@@ -89,8 +113,12 @@ struct LegTimeModel {
     private(set) var freeFlowSeconds: [Double]
     /// Traffic-adjusted seconds of each edge's used portion.
     private(set) var trafficSeconds: [Double]
-    /// Delay at the end of edge i (junction into i + 1), seconds.
+    /// Delay at the end of edge i (junction into i + 1), seconds: all of it (`junctionSeconds`), and only the
+    /// part still charged when traffic covers edge i (`junctionUnderTrafficSeconds`; see `JunctionDelayModel.delay`).
     let junctionSeconds: [Double]
+    let junctionUnderTrafficSeconds: [Double]
+    /// The junction delay charged at the end of edge i under the current traffic.
+    private(set) var chargedJunctionSeconds: [Double]
     /// Σ_{j ≥ i} (traffic + junction); one extra 0 at the end.
     private(set) var suffixTraffic: [Double]
     /// Σ_{j ≥ i} free flow (no junctions), and Σ traffic (no junctions), for the delay category.
@@ -109,21 +137,25 @@ struct LegTimeModel {
         var portions: [Double] = []
         var free: [Double] = []
         var junction: [Double] = []
+        var underTraffic: [Double] = []
         for (i, e) in edges.enumerated() {
             let portion = route.edgeEndMeters(i) - route.edgeStartMeters[i]
             portions.append(portion)
             let kph = graph.freeFlowSpeedKph(of: e, mode: mode)
             free.append(kph > 0 ? portion * 3.6 / kph : 0)
             junction.append(0)
+            underTraffic.append(0)
         }
         // A leg that starts or ends exactly at a node has a zero-length first or last piece: no turn happens there.
         for i in 0..<max(0, edges.count - 1) where portions[i] >= 1 && portions[i + 1] >= 1 {
-            junction[i] = junctions.delaySeconds(from: edges[i], to: edges[i + 1], graph: graph, mode: mode)
+            (junction[i], underTraffic[i]) = junctions.delay(from: edges[i], to: edges[i + 1], graph: graph, mode: mode)
         }
         portionsMeters = portions
         freeFlowSeconds = free
         trafficSeconds = free
         junctionSeconds = junction
+        junctionUnderTrafficSeconds = underTraffic
+        chargedJunctionSeconds = junction
         suffixTraffic = []
         suffixFreeFlowOnly = []
         suffixTrafficOnly = []
@@ -163,7 +195,8 @@ struct LegTimeModel {
         suffixCovered = Array(repeating: 0, count: n + 1)
         var i = n - 1
         while i >= 0 {
-            suffixTraffic[i] = suffixTraffic[i + 1] + trafficSeconds[i] + junctionSeconds[i]
+            chargedJunctionSeconds[i] = covered[i] ? junctionUnderTrafficSeconds[i] : junctionSeconds[i]
+            suffixTraffic[i] = suffixTraffic[i + 1] + trafficSeconds[i] + chargedJunctionSeconds[i]
             suffixFreeFlowOnly[i] = suffixFreeFlowOnly[i + 1] + freeFlowSeconds[i]
             suffixTrafficOnly[i] = suffixTrafficOnly[i + 1] + trafficSeconds[i]
             suffixCovered[i] = suffixCovered[i + 1] + (covered[i] ? 1 : 0)
@@ -192,7 +225,7 @@ struct LegTimeModel {
             let blended = (1 - ownSpeedWeight) * modelSpeed + ownSpeedWeight * max(own, ownSpeedFloor * modelSpeed)
             current = left / blended
         }
-        return current + junctionSeconds[i] + suffixTraffic[i + 1]
+        return current + chargedJunctionSeconds[i] + suffixTraffic[i + 1]
     }
 
     /// (traffic-aware, free-flow) seconds of the edges ahead without junction delays, and whether traffic covers

@@ -55,12 +55,22 @@ public final class MapMatcherSnapper: RoadSnappingProvider {
                 horizontalAccuracyMeters: fix.horizontalAccuracyMeters))
         let s = update.provisional
         var match: RouteMatch?
+        var rawMatch: RouteMatch?
         var onRoute = false
         if let leg = activeLeg {
-            let from = leg.progressMeters - windowBehindMeters, to = leg.progressMeters + windowAheadMeters
-            let raw = leg.project(fix.coordinate, fromMeters: from, toMeters: to, near: leg.progressMeters)
+            let movingCourse = fix.courseDegrees.flatMap { course in
+                (fix.speedMetersPerSecond ?? 0) >= minimumSpeedForCourseMetersPerSecond && course >= 0 ? course : nil
+            }
+            let raw = leg.locate(
+                fix.coordinate, courseDegrees: movingCourse, behindMeters: windowBehindMeters,
+                aheadMeters: windowAheadMeters)
             match = raw
-            let snapped = s.matched ? leg.project(s.coordinate, fromMeters: from, toMeters: to, near: leg.progressMeters) : nil
+            rawMatch = raw
+            let snapped =
+                s.matched
+                ? leg.locate(
+                    s.coordinate, courseDegrees: movingCourse, behindMeters: windowBehindMeters,
+                    aheadMeters: windowAheadMeters) : nil
             // The matcher's edge flickers between the route and crossing roads at junctions, and it coasts on a
             // wrong road while the vehicle stands, so "on the route" is decided on geometry: the snapped point or
             // the raw fix lies on the leg (or the matcher says so and the fix is within the corridor), and a
@@ -92,12 +102,12 @@ public final class MapMatcherSnapper: RoadSnappingProvider {
         guard s.matched, let edge = s.edge else {
             return SnappedFix(
                 fix: fix, coordinate: fix.coordinate, edge: nil, offsetOnEdgeMeters: 0, isOnRoute: false,
-                routeMatch: match, courseDegrees: nil, speedMetersPerSecond: fix.speedMetersPerSecond,
+                routeMatch: match, rawRouteMatch: rawMatch, courseDegrees: nil, speedMetersPerSecond: fix.speedMetersPerSecond,
                 speedLimitKph: nil, osmWayID: nil, roadName: nil)
         }
         return SnappedFix(
             fix: fix, coordinate: s.coordinate, edge: edge, offsetOnEdgeMeters: s.edgeOffsetMeters, isOnRoute: onRoute,
-            routeMatch: match, courseDegrees: s.courseDegrees >= 0 ? s.courseDegrees : nil,
+            routeMatch: match, rawRouteMatch: rawMatch, courseDegrees: s.courseDegrees >= 0 ? s.courseDegrees : nil,
             speedMetersPerSecond: s.speedMetersPerSecond >= 0 ? s.speedMetersPerSecond : nil,
             speedLimitKph: s.speedLimitKph,
             osmWayID: s.osmWayID, roadName: s.roadName)

@@ -2,23 +2,35 @@ import Foundation
 
 /// Every threshold of the navigator, with its default and why.
 public struct NavigatorConfiguration: Sendable, Hashable {
-    /// Arrival when the progress estimate is within this of the end of the leg (along the road). Default 20 m:
-    /// the filtered estimate's error (≈ 4 m for σ = 8 m fixes) plus the travel between fixes keeps the announcement
-    /// within 30 m.
-    public var arrivalRadiusMeters: Double = 20
-    /// … or when the vehicle stands (two fixes in a row) this close to the leg's end or the waypoint, in a straight
-    /// line: vehicles stop short of the address (a parking space, the kerb before a junction) or on the other
-    /// carriageway. Default 25 m.
+    /// Arrival when the progress estimate is within this of the end of the leg (along the road). Default 15 m:
+    /// on simulated σ = 8 m drives the estimate (fed by the matcher's provisional positions) was up to 12 m ahead
+    /// of the vehicle, so 20 m announced some arrivals 31 m early; 15 m keeps them within 30 m. A vehicle that
+    /// stops is caught by the standing rule below in any case.
+    public var arrivalRadiusMeters: Double = 15
+    /// … or when the vehicle stands this close to the leg's end or the waypoint, in a straight line: vehicles stop
+    /// short of the address (a parking space, the kerb before a junction) or on the other carriageway. Where it
+    /// stands is the mean of its run of standing fixes (`arrivalStandingFixes` or more), and the mean must be
+    /// within this radius less its own uncertainty (accuracy ÷ √n), so a stop at a light 30 m short does not count
+    /// by noise. Default 25 m.
     public var arrivalStandingRadiusMeters: Double = 25
+    /// Default 3 standing fixes.
+    public var arrivalStandingFixes: Int = 3
     /// "Standing" for the arrival rule above: at most this speed. Default 2 m/s.
     public var arrivalStandingSpeedMetersPerSecond: Double = 2
-    /// … and the latest fix itself is within `arrivalRadiusMeters` + this of the end, so one outlier that drags the
-    /// estimate forward cannot announce an early arrival. Default 15 m.
-    public var arrivalMeasurementSlackMeters: Double = 15
+    /// A standing fix this far from the mean of the run so far is an outlier and left out of it. Default 40 m.
+    public var standingOutlierMeters: Double = 40
+    /// … and the latest fix, both its matched position and the raw fix projected onto the leg, is within
+    /// `arrivalRadiusMeters` + this of the end, so neither one outlier that drags the estimate forward nor a
+    /// provisional match that runs ahead can announce an early arrival. Default 10 m.
+    public var arrivalMeasurementSlackMeters: Double = 10
+    /// … and the raw fix lies within this of the leg (or twice its reported accuracy, if more): an outlier says
+    /// nothing about arriving. Default 25 m.
+    public var arrivalRawCorridorMeters: Double = 25
 
     /// Off route when the evidence of consecutive off-route fixes reaches this. A fix the matcher puts off the
     /// route counts 1; one that is also at least `strongOffRouteDistanceMeters` from the route while the vehicle
-    /// moves against the route's direction (around that point) counts 2; a fix on the route resets the count.
+    /// moves against the route's direction (around that point) counts 2; a fix on the route resets the count
+    /// unless its course contradicts the route (see `onRouteCourseSpanMeters`).
     /// Default 3: never one bad fix, never two position outliers (their course still follows the road), but two
     /// fixes turning away from the route are enough.
     public var offRouteEvidenceThreshold: Int = 3
@@ -26,11 +38,41 @@ public struct NavigatorConfiguration: Sendable, Hashable {
     public var strongOffRouteDistanceMeters: Double = 8
     /// A course differing from the route by more than this contradicts it. Default 60°.
     public var courseContradictionDegrees: Double = 60
-    /// The fix's course counts only at or above this speed. Default 4 m/s.
+    /// The fix's course counts only at or above this speed. Default 4 m/s (slower, turning through a junction,
+    /// the course says little about the road).
     public var minimumSpeedForCourseMetersPerSecond: Double = 4
+    /// … but for a sparse fix (`sparseFixSeconds` or more after the previous one) the snapper already puts off the
+    /// route, twice `strongOffRouteDistanceMeters` or more from it, the course counts from this speed (three such
+    /// fixes cover 15 s or more: a vehicle turning off slowly should not need them all). Default 2.5 m/s.
+    public var offRouteCourseMinimumSpeedMetersPerSecond: Double = 2.5
+    /// Default 3 s.
+    public var sparseFixSeconds: Double = 3
+    /// Off-route fixes from a vehicle slower than this (by the fix's own speed) on the first `settlingMeters` of a
+    /// leg neither add evidence nor reset it. Default 1.5 m/s.
+    public var offRouteMinimumSpeedMetersPerSecond: Double = 1.5
+    /// A vehicle not yet on a new leg (no progress along it) within this of the leg's start is rolling up to it,
+    /// not off it. Default 40 m.
+    public var legStartToleranceMeters: Double = 40
     /// Decisive wrong way: matched on the twin of the current route edge with a course at least this far from the
     /// route's. Counts threshold − 1, so two such fixes (or one after any other off-route fix) reroute. Default 135°.
     public var wrongWayDegrees: Double = 135
+
+    /// A fix within the route's corridor counts as leaving when its course contradicts every direction of the leg
+    /// within this distance along it of the fix's position (1), or 2 when the matcher also holds it on another road
+    /// whose direction is within `matchedRoadCourseDegrees` of the course. Default 25 m (the along-road error of a
+    /// σ = 8 m fix, and more: a position ahead of a turn must not contradict the road before it).
+    public var onRouteCourseSpanMeters: Double = 25
+    /// Default 45°.
+    public var matchedRoadCourseDegrees: Double = 45
+    /// On the first metres of a leg that began at a standstill (origin, waypoint) only fixes off the route count as
+    /// leaving it, and only while the vehicle moves. Default 40 m.
+    public var settlingMeters: Double = 40
+    /// How fast the vehicle may have moved on unseen, for widening the search along the leg after a gap in the
+    /// fixes: the progress estimate's slack grows by this per second beyond `progressSlackAfterSeconds` since the
+    /// last accepted position. Default 15 m/s.
+    public var progressSlackSpeedMetersPerSecond: Double = 15
+    /// Default 5 s (5 s fixes are ordinary; longer is a gap).
+    public var progressSlackAfterSeconds: Double = 5
 
     /// Gain of the along-route progress filter (α of an α-β filter on distance along the leg). Default 0.4:
     /// σ = 8 m fixes give a ≈ 3.5 m estimate.
@@ -54,6 +96,13 @@ public struct NavigatorConfiguration: Sendable, Hashable {
     public var ownSpeedMinimumMetersPerSecond: Double = 2
     /// Time constant of the own-speed smoothing, seconds. Default 5 s.
     public var ownSpeedSmoothingSeconds: Double = 5
+    /// The remaining time is scaled by the trip's own pace (time driven ÷ model time of the progress made), with
+    /// weight m ÷ (m + this) after m model seconds of progress: half after this many. Default 600 s.
+    public var paceHalfWeightSeconds: Double = 600
+    /// The pace ratio is clamped to this range. Default 0.6...1.8.
+    public var paceRatioRange: ClosedRange<Double> = 0.6...1.8
+    /// Fixes further apart than this do not count towards the pace (a gap says nothing about it). Default 60 s.
+    public var paceMaximumGapSeconds: Double = 60
     /// The vehicle reports its own speed on a way to the traffic model after moving at least this long on it. Default 10 s.
     public var ownObservationMinimumSeconds: Double = 10
 

@@ -40,8 +40,11 @@ public final class NavigatorCore {
     public private(set) var suggestedLightingMode: LightingMode?
     public private(set) var delayCategoryToNextDestination: DelayCategory = .noData
 
+    /// The trip's own pace so far: seconds driven on the route, and the model's seconds for the progress made.
+    private var pace = (elapsedSeconds: 0.0, modelSeconds: 0.0)
     private var offRouteEvidence = 0
-    private var standingNearDestination = 0
+    /// The mean position of the current run of standing fixes (see `checkArrival`); nil while moving.
+    private var standing: (latitude: Double, longitude: Double, count: Int)?
     private var lastReportedSeconds: Double?
     private var lastReportedMeters: Double?
     private var speeding: SpeedingMonitor
@@ -75,6 +78,8 @@ public final class NavigatorCore {
         var arrived = false
         /// The latest accepted measurement along the leg, metres.
         var lastMeasurement: Double
+        /// The leg began with the vehicle standing (at the origin, at a waypoint): see `settlingMeters`.
+        var startedStanding = false
     }
 
     // MARK: Reading the route
@@ -124,6 +129,7 @@ public final class NavigatorCore {
             return (status, events)
         }
         traveledPath = []
+        pace = (0, 0)
         snapper.reset()
         let result = route(to: resolved, at: time)
         guard let newLegs = result.legs else {
@@ -147,6 +153,7 @@ public final class NavigatorCore {
     public func clearDestinations(at time: Date) -> [NavigationEvent] {
         let hadRoute = progress != nil
         dropRoute()
+        pace = (0, 0)
         snapper.reset()
         traveledPath = []
         guard hadRoute else { return [] }
@@ -222,6 +229,8 @@ public final class NavigatorCore {
         let previous = lastSnapped
         if var p = progress {
             p.route.progressMeters = predictedAlong(p, at: time)
+            let unseen = time.timeIntervalSince(p.updatedAt) - configuration.progressSlackAfterSeconds
+            p.route.progressSlackMeters = max(0, unseen) * configuration.progressSlackSpeedMetersPerSecond
             progress = p
         }
         let snapped = snapper.snap(fix, activeLeg: progress?.route)
@@ -248,13 +257,24 @@ public final class NavigatorCore {
             progress = p
         }
         if var p = progress, !p.arrived {
-            if isOffRoute(snapped) {
+            if isOffRoute(snapped, secondsSincePrevious: previous.map { time.timeIntervalSince($0.timestamp) }) {
                 offRouteEvidence = 0
                 if let reroute = reroute(from: snapped, reason: .offRoute, at: time) { events.append(reroute) }
             } else if snapped.isOnRoute, let match = snapped.routeMatch {
                 p = progress!
+                let modelBefore = modelRemainingSeconds(p)
+                let movedBefore = p.along > 0
                 track(&p, measurement: match.distanceAlongLegMeters, snapped: snapped, speed: speed)
                 progress = p
+                // The trip's own pace: time spent on the route against the model time of the progress made, from
+                // the first movement on each leg (standing at the origin or a waypoint is not driving).
+                if movedBefore, let previous {
+                    let dt = time.timeIntervalSince(previous.timestamp)
+                    if dt > 0 && dt <= configuration.paceMaximumGapSeconds {
+                        pace.elapsedSeconds += dt
+                        pace.modelSeconds += max(0, modelBefore - modelRemainingSeconds(p))
+                    }
+                }
                 observeOwnTraffic(snapped, speed: speed, previous: previous)
             }
             if let arrival = checkArrival(snapped, at: time) { events.append(arrival) }
@@ -360,7 +380,8 @@ public final class NavigatorCore {
         model.applyTraffic(traffic, graph: graph, mode: travelMode, at: time)
         progress = LegProgress(
             route: route, time: model, along: 0, velocity: max(0, ownSpeed ?? 0), updatedAt: time,
-            lastMeasurement: 0)
+            lastMeasurement: 0,
+            startedStanding: (ownSpeed ?? 0) < configuration.minimumSpeedForCourseMetersPerSecond)
     }
 
     private func dropRoute() {
@@ -420,30 +441,73 @@ public final class NavigatorCore {
         return course
     }
 
-    /// Hysteresis: consecutive off-route fixes accumulate evidence; wrong way on the route's own road is decisive.
-    private func isOffRoute(_ snapped: SnappedFix) -> Bool {
+    /// Hysteresis: consecutive fixes showing the vehicle leaving accumulate evidence, a fix plainly on the route
+    /// resets it; wrong way on the route's own road is decisive. What counts (see `NavigatorConfiguration`):
+    /// - a fix the snapper puts off the route: 1, or 2 when it is also `strongOffRouteDistanceMeters` from the route
+    ///   and its course contradicts the route there (for sparse fixes twice that far, from
+    ///   `offRouteCourseMinimumSpeedMetersPerSecond`);
+    /// - a fix still within the route's corridor whose course contradicts every direction of the route within
+    ///   `onRouteCourseSpanMeters` of it (leaving at a junction, before the distance shows it): 1, or 2 when the
+    ///   matcher also holds it on another road heading its way; such a fix does not reset the count — except on
+    ///   the first `settlingMeters` of a leg that began at a standstill (after a waypoint the first metres decide
+    ///   little: the vehicle pulls out, turns, the matcher catches up);
+    /// - an off-route fix from a vehicle standing on the first `settlingMeters` of the leg
+    ///   (`offRouteMinimumSpeedMetersPerSecond`) counts nothing and resets nothing.
+    private func isOffRoute(_ snapped: SnappedFix, secondsSincePrevious: Double?) -> Bool {
         guard let p = progress else { return false }
+        let course = usableCourse(snapped.fix)
+        let contradicts =
+            course.flatMap { course in
+                snapped.routeMatch.map {
+                    !p.route.courseAgrees(
+                        course, atDistance: $0.distanceAlongLegMeters,
+                        toleranceDegrees: configuration.courseContradictionDegrees)
+                }
+            } ?? false
+        let settling = p.startedStanding && p.along < configuration.settlingMeters
         if snapped.isOnRoute {
-            offRouteEvidence = 0
-            return false
+            // Within the corridor, but leaving: the course contradicts every direction of the route within
+            // `onRouteCourseSpanMeters` of the position (1), and the matcher holds the vehicle on another road
+            // heading its way (2).
+            var weight = 0
+            if !settling, let course, let match = snapped.routeMatch,
+                !p.route.courseAgreesAnywhere(
+                    course, around: match.distanceAlongLegMeters, aroundMeters: configuration.onRouteCourseSpanMeters,
+                    toleranceDegrees: configuration.courseContradictionDegrees)
+            {
+                weight = matcherLeaves(snapped, p, course: course) ? 2 : 1
+            }
+            guard weight > 0 else {
+                offRouteEvidence = 0
+                return false
+            }
+            offRouteEvidence += weight
+            return offRouteEvidence >= configuration.offRouteEvidenceThreshold
         }
         // Still short of the leg's start (continuing while rolling up to a waypoint, or standing at the origin):
         // the vehicle is not yet on the leg but has not left it either.
         if p.along < 1,
-            Geodesy.distanceMeters(snapped.fix.coordinate, p.route.leg.start.point) <= 2
-                * configuration.arrivalRadiusMeters
+            Geodesy.distanceMeters(snapped.fix.coordinate, p.route.leg.start.point)
+                <= configuration.legStartToleranceMeters
         {
             return false
         }
-        let course = usableCourse(snapped.fix)
+        // A vehicle standing before it has really started the leg leaves nothing: its fixes scatter round a point
+        // near where the leg starts (at a waypoint that is not quite the next leg's start). The evidence waits for
+        // it to move. (Standing later, far off the route after turning away, does count.)
+        if p.along < configuration.settlingMeters, let speed = snapped.fix.speedMetersPerSecond, speed >= 0,
+            speed < configuration.offRouteMinimumSpeedMetersPerSecond
+        {
+            return false
+        }
         var weight = 1
         if let edge = snapped.edge, let course {
             let index = p.route.edgeIndex(atDistance: p.along)
             let edges = p.route.leg.edges
             let nearby = [index, index + 1].filter { $0 < edges.count }.map { edges[$0] }
             if nearby.contains(where: { graph.reverseEdge(of: $0) == edge }),
-                let match = snapped.routeMatch,
-                Geodesy.bearingDifferenceDegrees(course, match.routeBearingDegrees) >= configuration.wrongWayDegrees
+                Geodesy.bearingDifferenceDegrees(course, p.route.bearing(atDistance: p.along))
+                    >= configuration.wrongWayDegrees
             {
                 // Wrong way on the route's own road: decisive once confirmed by a second fix (a matcher still
                 // holding the previous direction right after a turn-around leg start must not reroute alone).
@@ -451,16 +515,39 @@ public final class NavigatorCore {
                 return offRouteEvidence >= configuration.offRouteEvidenceThreshold
             }
         }
-        if let match = snapped.routeMatch, let course,
+        if let match = snapped.routeMatch,
             match.distanceFromRouteMeters >= configuration.strongOffRouteDistanceMeters,
-            !p.route.courseAgrees(
-                course, atDistance: match.distanceAlongLegMeters,
-                toleranceDegrees: configuration.courseContradictionDegrees)
+            contradicts
+                || ((secondsSincePrevious ?? 0) >= configuration.sparseFixSeconds
+                    && match.distanceFromRouteMeters >= 2 * configuration.strongOffRouteDistanceMeters
+                    && slowCourseContradicts(snapped.fix, match, p))
         {
             weight = 2
         }
         offRouteEvidence += weight
         return offRouteEvidence >= configuration.offRouteEvidenceThreshold
+    }
+
+    /// For a sparse fix already off the route by two σ or more: its course, from `offRouteCourseMinimumSpeedMetersPerSecond`
+    /// (below the general minimum), contradicts the route around its position (a vehicle turning off slowly).
+    private func slowCourseContradicts(_ fix: RawFix, _ match: RouteMatch, _ p: LegProgress) -> Bool {
+        guard let course = fix.courseDegrees, course >= 0, let speed = fix.speedMetersPerSecond,
+            speed >= configuration.offRouteCourseMinimumSpeedMetersPerSecond
+        else { return false }
+        return !p.route.courseAgrees(
+            course, atDistance: match.distanceAlongLegMeters, toleranceDegrees: configuration.courseContradictionDegrees)
+    }
+
+    /// The matcher holds the vehicle on a road that is not the route's around the progress estimate, and that
+    /// road's direction agrees with the vehicle's course.
+    private func matcherLeaves(_ snapped: SnappedFix, _ p: LegProgress, course: Double?) -> Bool {
+        guard let edge = snapped.edge, let course, let roadCourse = snapped.courseDegrees,
+            Geodesy.bearingDifferenceDegrees(course, roadCourse) <= configuration.matchedRoadCourseDegrees
+        else { return false }
+        let index = p.route.edgeIndex(atDistance: p.along)
+        let edges = p.route.leg.edges
+        let around = max(0, index - 2)...min(edges.count - 1, index + 3)
+        return !edges[around].contains(edge)
     }
 
     // MARK: Progress
@@ -507,27 +594,53 @@ public final class NavigatorCore {
         guard var p = progress, !p.arrived, let destination = destinations.first else { return nil }
         let length = p.route.lengthMeters
         let estimateClose = length - p.along <= configuration.arrivalRadiusMeters
+        // This fix must agree: its matched position and the raw fix itself, both projected onto the leg (a matched
+        // position may run ahead of the fix, one outlier may drag the estimate forward).
+        let measurementLimit = configuration.arrivalRadiusMeters + configuration.arrivalMeasurementSlackMeters
+        let accuracy = snapped.fix.horizontalAccuracyMeters ?? configuration.defaultHorizontalAccuracyMeters
         let measurementClose =
-            length - p.lastMeasurement <= configuration.arrivalRadiusMeters
-            + configuration.arrivalMeasurementSlackMeters
+            snapped.routeMatch.map { length - $0.distanceAlongLegMeters <= measurementLimit } ?? false
+            && snapped.rawRouteMatch.map {
+                length - $0.distanceAlongLegMeters <= measurementLimit
+                    && $0.distanceFromRouteMeters <= max(configuration.arrivalRawCorridorMeters, 2 * accuracy)
+            } ?? true
         // Standing at the destination counts even when the leg's plan approaches it from elsewhere (the other
         // carriageway, after a reroute): slow fixes near the leg's end or the waypoint, twice in a row.
         let slow =
             (snapped.fix.speedMetersPerSecond ?? ownSpeed ?? .infinity)
             <= configuration.arrivalStandingSpeedMetersPerSecond
         let position = snapped.edge == nil ? snapped.fix.coordinate : snapped.coordinate
+        // Where the vehicle stands is the mean of the run of standing fixes (one σ = 8 m fix says little: a stop
+        // 32 m short of the end would otherwise come within 25 m by noise), leaving out outliers.
+        if !slow {
+            standing = nil
+        } else if let s = standing {
+            let mean = Coordinate(latitude: s.latitude, longitude: s.longitude)
+            if Geodesy.distanceMeters(mean, position) <= configuration.standingOutlierMeters {
+                let n = Double(s.count + 1)
+                standing = (
+                    s.latitude + (position.latitude - s.latitude) / n,
+                    s.longitude + (position.longitude - s.longitude) / n, s.count + 1
+                )
+            }
+        } else {
+            standing = (position.latitude, position.longitude, 1)
+        }
         let nearEnd =
-            min(
-                Geodesy.distanceMeters(position, p.route.leg.end.point),
-                Geodesy.distanceMeters(position, destination.coordinate)) <= configuration.arrivalStandingRadiusMeters
+            standing.map { s in
+                let mean = Coordinate(latitude: s.latitude, longitude: s.longitude)
+                return s.count >= configuration.arrivalStandingFixes
+                    && min(
+                        Geodesy.distanceMeters(mean, p.route.leg.end.point),
+                        Geodesy.distanceMeters(mean, destination.coordinate))
+                        <= configuration.arrivalStandingRadiusMeters - accuracy / Double(s.count).squareRoot()
+            } ?? false
         // … unless the vehicle is on the leg well before its end (passing the destination on the way round).
         let measuredAlong = snapped.routeMatch?.distanceAlongLegMeters ?? p.along
         let explainedByLeg = snapped.isOnRoute && length - measuredAlong > 2 * configuration.arrivalStandingRadiusMeters
-        standingNearDestination = slow && nearEnd && !explainedByLeg ? standingNearDestination + 1 : 0
-        guard (estimateClose && measurementClose && snapped.isOnRoute) || standingNearDestination >= 2 else {
+        guard (estimateClose && measurementClose && snapped.isOnRoute) || (nearEnd && !explainedByLeg) else {
             return nil
         }
-        standingNearDestination = 0
         p.arrived = true
         progress = p
         if stopGuidanceAtArrival { isGuidanceActive = false }
@@ -537,6 +650,10 @@ public final class NavigatorCore {
                 vehicleCoordinate: snapped.coordinate))
     }
 
+    /// Remaining time and distance. The time is the leg's model (own speed blended on the current edge) scaled
+    /// by the trip's pace: (elapsed ÷ model time of the progress so far), trusted in proportion to how much of the
+    /// trip it rests on (weight m ÷ (m + `paceHalfWeightSeconds`) for m model seconds driven) and clamped to
+    /// `paceRatioRange`. A city whose junctions cost more (or less) than the model says shows it early in the trip.
     private func remaining(_ p: LegProgress) -> (seconds: Double, meters: Double) {
         let along = p.along
         let meters = max(0, p.route.lengthMeters - along)
@@ -545,7 +662,20 @@ public final class NavigatorCore {
             atDistance: along, ownSpeedMetersPerSecond: moving,
             ownSpeedWeight: configuration.ownSpeedWeight,
             ownSpeedFloor: configuration.ownSpeedFloorFraction)
-        return (seconds, meters)
+        return (seconds * paceFactor, meters)
+    }
+
+    private var paceFactor: Double {
+        guard pace.modelSeconds > 0 else { return 1 }
+        let range = configuration.paceRatioRange
+        let ratio = min(range.upperBound, max(range.lowerBound, pace.elapsedSeconds / pace.modelSeconds))
+        let weight = pace.modelSeconds / (pace.modelSeconds + configuration.paceHalfWeightSeconds)
+        return 1 + weight * (ratio - 1)
+    }
+
+    /// The model's remaining seconds of the leg, without the vehicle's own speed.
+    private func modelRemainingSeconds(_ p: LegProgress) -> Double {
+        p.time.remainingSeconds(atDistance: p.along, ownSpeedMetersPerSecond: nil, ownSpeedWeight: 0, ownSpeedFloor: 0)
     }
 
     /// Remaining time and distance events, each when its change reaches its threshold, while guidance is active.

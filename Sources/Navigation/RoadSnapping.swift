@@ -18,6 +18,9 @@ public struct SnappedFix: Sendable, Hashable {
     public var isOnRoute: Bool
     /// The fix projected onto the active leg (also when off it: `distanceFromRouteMeters` says how far).
     public var routeMatch: RouteMatch?
+    /// The raw fix itself projected onto the active leg (`routeMatch` may come from a matched position that runs
+    /// ahead of or behind the fix); nil without a leg. Arrival needs both to agree.
+    public var rawRouteMatch: RouteMatch?
     /// Direction of the road at `coordinate` in the travel direction, degrees; nil when unknown.
     public var courseDegrees: Double?
     /// metres per second: the fix's speed, or a matcher estimate; nil when unknown.
@@ -34,8 +37,8 @@ public struct SnappedFix: Sendable, Hashable {
 
     public init(
         fix: RawFix, coordinate: Coordinate, edge: EdgeID?, offsetOnEdgeMeters: Double, isOnRoute: Bool,
-        routeMatch: RouteMatch?, courseDegrees: Double?, speedMetersPerSecond: Double?, speedLimitKph: Double?,
-        osmWayID: Int64?, roadName: String?
+        routeMatch: RouteMatch?, rawRouteMatch: RouteMatch? = nil, courseDegrees: Double?,
+        speedMetersPerSecond: Double?, speedLimitKph: Double?, osmWayID: Int64?, roadName: String?
     ) {
         self.fix = fix
         self.coordinate = coordinate
@@ -43,6 +46,7 @@ public struct SnappedFix: Sendable, Hashable {
         self.offsetOnEdgeMeters = offsetOnEdgeMeters
         self.isOnRoute = isOnRoute
         self.routeMatch = routeMatch
+        self.rawRouteMatch = rawRouteMatch
         self.courseDegrees = courseDegrees
         self.speedMetersPerSecond = speedMetersPerSecond
         self.speedLimitKph = speedLimitKph
@@ -110,11 +114,12 @@ public final class NearestRoadSnapper: RoadSnappingProvider {
         var match: RouteMatch?
         if let route = activeLeg {
             let c = configuration
-            match = route.project(
-                fix.coordinate, fromMeters: route.progressMeters - c.windowBehindMeters,
-                toMeters: route.progressMeters + c.windowAheadMeters, near: route.progressMeters)
+            match = route.locate(
+                fix.coordinate, courseDegrees: course, behindMeters: c.windowBehindMeters,
+                aheadMeters: c.windowAheadMeters)
             if let m = match, m.distanceFromRouteMeters > c.routeCorridorMeters,
-                let wide = route.project(fix.coordinate, fromMeters: route.progressMeters - c.windowBehindMeters),
+                let wide = route.project(
+                    fix.coordinate, fromMeters: route.progressMeters - c.windowBehindMeters, courseDegrees: course),
                 wide.distanceFromRouteMeters < m.distanceFromRouteMeters
             {
                 match = wide
@@ -128,7 +133,7 @@ public final class NearestRoadSnapper: RoadSnappingProvider {
             {
                 return SnappedFix(
                     fix: fix, coordinate: m.point, edge: m.edge, offsetOnEdgeMeters: m.offsetOnEdgeMeters,
-                    isOnRoute: true, routeMatch: m, courseDegrees: m.routeBearingDegrees,
+                    isOnRoute: true, routeMatch: m, rawRouteMatch: m, courseDegrees: m.routeBearingDegrees,
                     speedMetersPerSecond: fix.speedMetersPerSecond, speedLimitKph: graph.speedLimitKph(of: m.edge),
                     osmWayID: graph.osmWayID(of: m.edge), roadName: graph.name(of: m.edge))
             }
@@ -148,14 +153,14 @@ public final class NearestRoadSnapper: RoadSnappingProvider {
         guard let best else {
             return SnappedFix(
                 fix: fix, coordinate: fix.coordinate, edge: nil, offsetOnEdgeMeters: 0, isOnRoute: false,
-                routeMatch: match, courseDegrees: nil, speedMetersPerSecond: fix.speedMetersPerSecond,
+                routeMatch: match, rawRouteMatch: match, courseDegrees: nil, speedMetersPerSecond: fix.speedMetersPerSecond,
                 speedLimitKph: nil, osmWayID: nil, roadName: nil)
         }
         let e = best.snap.edge
         return SnappedFix(
             fix: fix, coordinate: best.snap.point, edge: e, offsetOnEdgeMeters: best.snap.offsetMeters,
             isOnRoute: false,
-            routeMatch: match, courseDegrees: best.bearing, speedMetersPerSecond: fix.speedMetersPerSecond,
+            routeMatch: match, rawRouteMatch: match, courseDegrees: best.bearing, speedMetersPerSecond: fix.speedMetersPerSecond,
             speedLimitKph: graph.speedLimitKph(of: e), osmWayID: graph.osmWayID(of: e), roadName: graph.name(of: e))
     }
 

@@ -217,7 +217,11 @@ public struct TripEvaluator {
             if let exit = corridorExitTruthTime, sample.timestamp >= exit { corridorFixes += 1 }
             let legBefore = nav.activeLeg
             let events = step(nav, fix)
-            for case .location(let l) in events { recentOnRoute.append(l.isOnRoute) }
+            var snappedWay: Int64?
+            for case .location(let l) in events {
+                recentOnRoute.append(l.isOnRoute)
+                snappedWay = l.osmWayID
+            }
             if let log, leaveAfterFraction != nil, offFixes > 0, result.fixesToReroute == nil {
                 let leg = nav.activeLeg
                 let m = leg?.project(
@@ -229,7 +233,7 @@ public struct TripEvaluator {
                     }
                 }
                 log(
-                    "  off fix \(offFixes): onRoute \(recentOnRoute.last ?? false) raw-to-leg \(Int(m?.distanceFromRouteMeters ?? -1)) m, course \(Int(fix.courseDegrees ?? -1)) agrees \(agrees.map { String($0) } ?? "-"), speed \(fix.speedMetersPerSecond ?? -1), truth-to-leg \(Int(leg?.project(sample.coordinate)?.distanceFromRouteMeters ?? -1)) m"
+                    "  off fix \(offFixes): onRoute \(recentOnRoute.last ?? false) matched way \(snappedWay.map(String.init) ?? "-") (truth \(sample.osmWayID)) raw-to-leg \(Int(m?.distanceFromRouteMeters ?? -1)) m, course \(Int(fix.courseDegrees ?? -1)) agrees \(agrees.map { String($0) } ?? "-"), speed \(fix.speedMetersPerSecond ?? -1), truth-to-leg \(Int(leg?.project(sample.coordinate)?.distanceFromRouteMeters ?? -1)) m"
                 )
             }
             if !midRecorded && leaveAfterFraction == nil && nav.destinations.first?.index == 0

@@ -40,9 +40,9 @@ private func only(_ kinds: Set<String>, _ lines: [String]) -> [String] {
         #expect(!nav.isGuidanceActive)
         // Every event carries the time of the fix that caused it.
         let arrival = try #require(events.arrivals.first)
-        // At 390 m: the fix at 380 m is (by rounding) just outside the 20 m arrival radius.
+        // At 390 m: at the fix 380 m along, 20 m to go is outside the 15 m arrival radius.
         #expect(arrival.timestamp == t0.addingTimeInterval(1 + 39))
-        #expect(Geodesy.distanceMeters(arrival.vehicleCoordinate, roads["B"]) <= 20)
+        #expect(Geodesy.distanceMeters(arrival.vehicleCoordinate, roads["B"]) <= 15)
     }
 
     @Test func eventsCarryRouteData() throws {

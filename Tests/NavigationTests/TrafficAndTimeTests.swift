@@ -39,6 +39,55 @@ import Testing
         #expect(abs(left - (free + 50 / (50 / 3.6) + 18 + 8)) < 0.01)
     }
 
+    @Test func trafficSpeedsAlreadyHoldTheSlowDownsAtJunctions() throws {
+        // As above: a signal at B, a right turn at C to D. A feed on A–B and B–C (moving speeds, 50 km/h: no
+        // slower than free flow) leaves only the signal's expected wait (18 − 3.5 s of braking and accelerating)
+        // and three quarters of the 5 s turn; C–D is not covered, nothing follows it.
+        let roads = try DrawnRoads(
+            """
+                            E
+                            |
+            A-------B-------C
+                            |
+                            D
+            """, gridMeters: 25, ways: [.init("AB"), .init("BC"), .init("ECD")], signals: ["B"])
+        let free = 400 / (50 / 3.6) + 50 / (50 / 3.6)
+        let (nav, _) = start(roads, to: "D")
+        #expect(abs(try #require(nav.currentRouteLeg).durationSeconds - (free + 18 + 5)) < 0.01)
+        _ = nav.updateTraffic(
+            [1, 2].map { TrafficObservation(osmWayID: $0, speedKph: 50, observedAt: t0) }, at: t0)
+        #expect(abs(try #require(nav.currentRouteLeg).durationSeconds - (free + 14.5 + 3.75)) < 0.01)
+        // Traffic on the last way only (C–D) changes no junction: its delays come before it.
+        let (other, _) = start(roads, to: "D")
+        _ = other.updateTraffic([TrafficObservation(osmWayID: 3, speedKph: 50, observedAt: t0)], at: t0)
+        #expect(abs(try #require(other.currentRouteLeg).durationSeconds - (free + 18 + 5)) < 0.01)
+    }
+
+    @Test func remainingTimeFollowsTheTripsOwnPace() throws {
+        // 2 km at 5 m/s where the model says 50 km/h (13.9 m/s): half-way the vehicle took 2.8 times the model's
+        // time (clamped to 1.8). The remaining time is the model's (own speed blended on the current edge) times
+        // 1 + w × (1.8 − 1), w = m ÷ (m + 600 s) for the m = 72 model seconds driven.
+        let roads = try DrawnRoads(
+            "A---------C---------D---------E---------F---------B", gridMeters: 40, ways: [.init("ACDEFB")])
+        func halfway(paceHalfWeight: Double) throws -> Double {
+            var configuration = NavigatorConfiguration()
+            configuration.paceHalfWeightSeconds = paceHalfWeight
+            let nav = roads.navigator(configuration: configuration)
+            _ = nav.process(RawFix(coordinate: roads["A"], timestamp: t0, speedMetersPerSecond: 0))
+            _ = nav.setDestinations([NavigationWaypoint(coordinate: roads["B"])], at: t0)
+            let fixes = drive(roads.path("AB"), speed: 5, from: t0.addingTimeInterval(1))
+            _ = nav.process(fixes.filter { Geodesy.distanceMeters($0.coordinate, roads["A"]) <= 1000 + 1e-6 })
+            return nav.timeToNextDestination
+        }
+        let model = try halfway(paceHalfWeight: .infinity)
+        let paced = try halfway(paceHalfWeight: 600)
+        let modelSecondsDriven = 1000 / (50 / 3.6)
+        let w = modelSecondsDriven / (modelSecondsDriven + 600)
+        #expect(abs(paced / model - (1 + w * 0.8)) < 0.01, "paced \(paced) s, model \(model) s")
+        // … and closer to the 200 s the vehicle will really take.
+        #expect(abs(paced - 200) < abs(model - 200))
+    }
+
     @Test func delayCategoryBandsAndFading() throws {
         let roads = try DrawnRoads("A-------B", gridMeters: 50, ways: [.init("AB")])
         let (nav, events) = start(roads, to: "B")

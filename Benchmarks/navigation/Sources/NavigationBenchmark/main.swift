@@ -61,7 +61,7 @@ func pct(_ x: Double) -> String { String(format: "%.1f%%", x * 100) }
 
 var stepNanos: [Double] = []
 for interval in [1.0, 5.0] {
-    for traffic in [false, true] {
+    for traffic in [false, true] where ProcessInfo.processInfo.environment["NAV_BENCH_ONLY_LEAVING"] == nil {
         var evaluator = TripEvaluator(graph: graph, index: index)
         evaluator.snapping = snapping
         evaluator.noise.fixIntervalSeconds = interval
@@ -72,6 +72,14 @@ for interval in [1.0, 5.0] {
         if let w = env["NAV_OWN_WEIGHT"].flatMap(Double.init) { evaluator.configuration.ownSpeedWeight = w }
         if let v = env["NAV_SIGNAL_SECONDS"].flatMap(Double.init) {
             evaluator.configuration.junctions.trafficSignalSeconds = v
+        }
+        if let r = env["NAV_ARRIVAL_RADIUS"].flatMap(Double.init) { evaluator.configuration.arrivalRadiusMeters = r }
+        if let k = env["NAV_PACE_HALF_WEIGHT"].flatMap(Double.init) { evaluator.configuration.paceHalfWeightSeconds = k }
+        if let v = env["NAV_SIGNAL_SLOWDOWN"].flatMap(Double.init) {
+            evaluator.configuration.junctions.trafficSignalSlowdownSeconds = v
+        }
+        if let v = env["NAV_COVERED_TURN_SHARE"].flatMap(Double.init) {
+            evaluator.configuration.junctions.turnDelayShareUnderTraffic = v
         }
         if let k = env["NAV_TURN_SCALE"].flatMap(Double.init) {
             evaluator.configuration.junctions.uncontrolledCrossingSeconds *= k
@@ -116,10 +124,14 @@ for interval in [1.0, 5.0] {
                 + "signed median \(pct(percentile(errors, 0.5)))")
     }
     // Leaving the route mid-way: fixes from the first truly-off fix to the reroute.
+    if ProcessInfo.processInfo.environment["NAV_BENCH_SKIP_LEAVING"] != nil { continue }
     var evaluator = TripEvaluator(graph: graph, index: index)
     evaluator.snapping = snapping
     evaluator.noise.fixIntervalSeconds = interval
     evaluator.noise.reportedAccuracyMeters = 10
+    if let r = ProcessInfo.processInfo.environment["NAV_ARRIVAL_RADIUS"].flatMap(Double.init) {
+        evaluator.configuration.arrivalRadiusMeters = r
+    }
     if verbose { evaluator.log = { print("  " + $0) } }
     var delays: [Int] = []
     var corridorDelays: [Int] = []
