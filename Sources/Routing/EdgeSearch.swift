@@ -256,8 +256,21 @@ struct EdgeSearch {
     /// Bidirectional Dijkstra on directed edges; stops when the two smallest keys together reach the best
     /// meeting cost.
     func bidirectional(from sources: [PathEndpoint], to targets: [PathEndpoint]) -> EdgePath? {
+        bidirectional(from: sources, to: targets, potential: nil)
+    }
+
+    /// Bidirectional A* with the average potential of Ikeda et al. (as in Goldberg & Harrelson's bidirectional
+    /// ALT): p(v) = (π_t(v) − π_s(v)) / 2 forward and −p(v) backward, where π_t bounds the weight from v to the
+    /// targets and π_s the weight from the sources to v. Both bounds are consistent, so p is a feasible potential
+    /// and the search is bidirectional Dijkstra on reduced costs: it stops when the two smallest keys together
+    /// reach the best meeting cost (the constants p(source) and p(target) cancel). Nodes either bound proves
+    /// unreachable are pruned in both directions; they lie on no source–target path.
+    func bidirectional(
+        from sources: [PathEndpoint], to targets: [PathEndpoint], potential: AveragePotential?
+    ) -> EdgePath? {
         forward.reset()
         backward.reset()
+        potentials.reset()
         var forwardHeap = MinHeap(), backwardHeap = MinHeap()
         swap(&forwardHeap, &forward.heap)
         swap(&backwardHeap, &backward.heap)
@@ -267,20 +280,33 @@ struct EdgeSearch {
         let forwardParent = forward.parent, backwardParent = backward.parent
         let forwardStamp = forward.stamp, forwardNow = forward.current
         let backwardStamp = backward.stamp, backwardNow = backward.current
+        let nodeStamp = potentials.stamp, nodeValue = potentials.value, nodeNow = potentials.current
         let direct = directPath(sources, targets)
         var bestWeight = direct?.weight ?? .infinity
         var meeting: EdgeID?
 
+        /// The forward potential of the node where edge state `i` is labelled (its source node), cached per node
+        /// for this query; `.infinity` marks a pruned node. The backward potential is its negation.
+        @inline(__always) func nodePotential(_ i: Int) -> Double {
+            guard let potential else { return 0 }
+            let v = Int(sourceNode[i])
+            if nodeStamp[v] == nodeNow { return nodeValue[v] }
+            let value = potential.value(at: NodeID(v))
+            nodeStamp[v] = nodeNow
+            nodeValue[v] = value
+            return value
+        }
         @inline(__always) func relaxForward(_ f: EdgeID, _ g: Double, _ from: UInt32) {
             let i = Int(f)
             if forwardStamp[i] == forwardNow {
                 if g >= forwardCost[i] { return }
-            } else {
-                forwardStamp[i] = forwardNow
             }
+            let p = nodePotential(i)
+            if p == .infinity { return }
+            forwardStamp[i] = forwardNow
             forwardCost[i] = g
             forwardParent[i] = from
-            forwardHeap.push(g, f)
+            forwardHeap.push(g + p, f)
             if backwardStamp[i] == backwardNow, g + backwardCost[i] < bestWeight {
                 bestWeight = g + backwardCost[i]
                 meeting = f
@@ -290,12 +316,13 @@ struct EdgeSearch {
             let i = Int(e)
             if backwardStamp[i] == backwardNow {
                 if h >= backwardCost[i] { return }
-            } else {
-                backwardStamp[i] = backwardNow
             }
+            let p = nodePotential(i)
+            if p == .infinity { return }
+            backwardStamp[i] = backwardNow
             backwardCost[i] = h
             backwardParent[i] = to
-            backwardHeap.push(h, e)
+            backwardHeap.push(h - p, e)
             if forwardStamp[i] == forwardNow, h + forwardCost[i] < bestWeight {
                 bestWeight = h + forwardCost[i]
                 meeting = e
@@ -317,20 +344,22 @@ struct EdgeSearch {
             if forwardHeap.minKey + backwardHeap.minKey >= bestWeight { break }
             if forwardHeap.minKey <= backwardHeap.minKey {
                 let (key, e) = forwardHeap.popMin()
-                if key > forwardCost[Int(e)] { continue }
-                let next = key + weight(e)
+                let g = forwardCost[Int(e)]
+                if key > g + nodePotential(Int(e)) { continue }  // stale entry
+                let next = g + weight(e)
                 let v = Int(targetNode[Int(e)])
                 for f in firstOut[v]..<firstOut[v + 1] where isUsable(f) && isTurnAllowed(from: e, to: f) {
                     relaxForward(f, next, e)
                 }
             } else {
                 let (key, f) = backwardHeap.popMin()
-                if key > backwardCost[Int(f)] { continue }
+                let h = backwardCost[Int(f)]
+                if key > h - nodePotential(Int(f)) { continue }  // stale entry
                 let u = Int(sourceNode[Int(f)])
                 for j in Int(firstIn[u])..<Int(firstIn[u + 1]) {
                     let e = inEdges[j]
                     if isUsable(e) && isTurnAllowed(from: e, to: f) {
-                        relaxBackward(e, key + weight(e), f)
+                        relaxBackward(e, h + weight(e), f)
                     }
                 }
             }

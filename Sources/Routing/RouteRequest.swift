@@ -80,15 +80,20 @@ public struct RouteRequest: Sendable {
     }
 }
 
-/// The shortest-path method. All three are exact and give equal costs; they differ in speed.
+/// The shortest-path method. All are exact and give equal costs; they differ in speed.
 public enum SearchAlgorithm: String, Sendable, Hashable, Codable, CaseIterable {
     /// Plain unidirectional Dijkstra on directed edges (the simplest reference).
     case dijkstra
     /// Bidirectional Dijkstra on directed edges (the reference every faster method is tested against).
     case bidirectionalDijkstra
-    /// A* with ALT landmark lower bounds (Goldberg & Harrelson 2005). Needs a `LandmarkIndex` for the mode and
-    /// strategy; without one the router falls back to bidirectional Dijkstra.
+    /// Bidirectional A* with ALT landmark lower bounds and average potentials (Goldberg & Harrelson 2005), using
+    /// the `RouterConfiguration.activeLandmarkCount` landmarks that bound the query best. The fastest method.
+    /// Needs a `LandmarkIndex` for the mode and strategy; without one the router falls back to bidirectional
+    /// Dijkstra.
     case alt
+    /// Unidirectional A* with the same landmark bounds (the previous default, kept for comparison); the same
+    /// fallback.
+    case unidirectionalAlt
 }
 
 /// Thresholds of the router, with their defaults.
@@ -111,6 +116,9 @@ public struct RouterConfiguration: Sendable, Hashable {
     public var duplicateWaypointToleranceMeters: Double = 0.01
     /// The search method used by `Router.route(_:)`. Default `.alt`.
     public var algorithm: SearchAlgorithm = .alt
+    /// How many of the index's landmarks a query uses: those with the largest bounds between its origin and
+    /// destination. Fewer is cheaper per node, more prunes more. Default 4.
+    public var activeLandmarkCount: Int = 4
 
     public init() {}
 }

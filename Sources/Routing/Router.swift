@@ -222,16 +222,31 @@ public final class Router {
             return search.unidirectional(from: sources, to: targets)
         case .bidirectionalDijkstra:
             return search.bidirectional(from: sources, to: targets)
-        case .alt:
+        case .alt, .unidirectionalAlt:
             let key = LandmarkIndex.Key(mode: model.mode, strategy: model.strategy)
             guard let table = landmarks?.tables[key], !table.landmarks.isEmpty else {
                 return search.bidirectional(from: sources, to: targets)
             }
-            let potential = LandmarkPotential(
-                table: table,
-                targets: targets.map { (graph.source(of: $0.edge), model.weight($0.edge) * $0.fraction) },
-                scale: model.heuristicScale)
-            return search.unidirectional(from: sources, to: targets, potential: potential)
+            // The forward search leaves a source from its edge's target node, having paid the rest of the edge; a
+            // target is reached from its edge's source node plus the part of the edge up to it.
+            let sourceEnds = sources.map {
+                LandmarkPotential.Endpoint(node: graph.target(of: $0.edge), offset: model.weight($0.edge) * (1 - $0.fraction))
+            }
+            let targetEnds = targets.map {
+                LandmarkPotential.Endpoint(node: graph.source(of: $0.edge), offset: model.weight($0.edge) * $0.fraction)
+            }
+            let chosen = LandmarkPotential.bestLandmarks(table: table, sources: sourceEnds, targets: targetEnds,
+                                                         count: max(1, configuration.activeLandmarkCount))
+            let towardTargets = LandmarkPotential(table: table, endpoints: targetEnds, landmarks: chosen, reversed: false,
+                                                  scale: model.heuristicScale)
+            if algorithm == .unidirectionalAlt {
+                return search.unidirectional(from: sources, to: targets, potential: towardTargets)
+            }
+            let fromSources = LandmarkPotential(table: table, endpoints: sourceEnds, landmarks: chosen, reversed: true,
+                                                scale: model.heuristicScale)
+            return search.bidirectional(
+                from: sources, to: targets,
+                potential: AveragePotential(towardTargets: towardTargets, fromSources: fromSources))
         }
     }
 
