@@ -255,6 +255,7 @@ public final class Router {
     ) -> RouteLeg {
         var distance = 0.0, duration = 0.0, weight = 0.0
         var geometry: [Coordinate] = []
+        geometry.reserveCapacity(path.edges.count * 3)
         var wayIDs: [Int64] = []
         let last = path.edges.count - 1
         for (i, e) in path.edges.enumerated() {
@@ -264,8 +265,14 @@ public final class Router {
             distance += graph.lengthMeters(of: e) * portion
             duration += model.durationSeconds(e) * portion
             weight += model.weight(e) * portion
-            let piece = EdgeShape(graph: graph, edge: e).slice(from: from, to: to)
-            geometry.append(contentsOf: geometry.last == piece.first ? piece.dropFirst() : piece[...])
+            if from == 0 && to == 1 {
+                // A whole edge: its vertices as stored, without measuring the shape (zero-length steps dropped, as
+                // `EdgeShape.slice` drops them).
+                for point in graph.geometry(of: e) where geometry.last != point { geometry.append(point) }
+            } else {
+                let piece = EdgeShape(graph: graph, edge: e).slice(from: from, to: to)
+                geometry.append(contentsOf: geometry.last == piece.first ? piece.dropFirst() : piece[...])
+            }
             let way = graph.osmWayID(of: e)
             if wayIDs.last != way { wayIDs.append(way) }
         }
