@@ -116,6 +116,15 @@ public struct RouterConfiguration: Sendable, Hashable {
     public var duplicateWaypointToleranceMeters: Double = 0.01
     /// The search method used by `Router.route(_:)`. Default `.alt`.
     public var algorithm: SearchAlgorithm = .alt
+    /// A waypoint whose road lies in a strongly connected part of the network (for the travel mode) with fewer
+    /// nodes than this is on an island; when no route joins it, the router starts or ends at the nearest road of
+    /// the main network within `islandSnapRadiusMeters` instead (OSRM does the same, at any distance). Default 1000
+    /// (OSRM's default small component size).
+    public var islandNodeLimit: Int = 1000
+    /// How far from an island waypoint the main-network road may be. Default 1000 m.
+    public var islandSnapRadiusMeters: Double = 1000
+    /// How many nearby edges are searched for that main-network road. Default 256.
+    public var islandSnapCandidateLimit: Int = 256
     /// How many of the index's landmarks a query uses: those with the largest bounds between its origin and
     /// destination. Fewer is cheaper per node, more prunes more. Default 4.
     public var activeLandmarkCount: Int = 4

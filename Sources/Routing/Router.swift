@@ -21,6 +21,8 @@ public final class Router {
     /// Free-flow cost tables by (mode, strategy, avoid), built on first use: a few bytes per edge each, and there
     /// are at most 5 modes × 2 strategies × the avoid combinations.
     private var costTables: [EdgeCostTable.Key: EdgeCostTable] = [:]
+    /// Strongly connected components per mode, built on the first query that needs them (one that found no route).
+    private var componentsByMode: [TravelMode: RoadComponents] = [:]
 
     public init(graph: RoadGraph, landmarks: LandmarkIndex? = nil, configuration: RouterConfiguration = RouterConfiguration()) {
         self.graph = graph
@@ -75,12 +77,25 @@ public final class Router {
         var legs: [RouteLeg] = []
         var sources = candidates[0]
         for index in 1..<waypoints.count {
-            let targets = candidates[index]
+            var targets = candidates[index]
             var found = shortestPath(search, algorithm, sources, targets, model)
             if found == nil && index > 1 && sources != candidates[index - 1] {
                 // Continuing in the arrival direction failed: allow leaving the waypoint in either direction.
                 sources = candidates[index - 1]
                 found = shortestPath(search, algorithm, sources, targets, model)
+            }
+            if found == nil {
+                // A waypoint snapped onto a small island of the network (e.g. a driveway whose only link is a
+                // track closed to cars): use the nearest road of the main network instead, as OSRM does. A leg
+                // that leaves from there need not start where the previous one ended.
+                let start = mainNetworkReplacement(for: sources, near: waypoints[index - 1], model)
+                let end = mainNetworkReplacement(for: targets, near: waypoints[index], model)
+                if start != nil || end != nil {
+                    sources = start ?? sources
+                    targets = end ?? targets
+                    candidates[index] = targets
+                    found = shortestPath(search, algorithm, sources, targets, model)
+                }
             }
             guard let path = found else {
                 return RouteResponse(status: .noRouteFound, waypointIndex: index,
@@ -198,6 +213,37 @@ public final class Router {
             }
         }
         return result
+    }
+
+    /// When `endpoints` lie off the main network (not on a strongly connected component of at least
+    /// `configuration.islandNodeLimit` nodes), both directions of the nearest road on it within
+    /// `configuration.islandSnapRadiusMeters`; nil when the endpoints are on it already or no such road is near.
+    private func mainNetworkReplacement(
+        for endpoints: [PathEndpoint], near waypoint: Waypoint, _ model: EdgeCostModel
+    ) -> [PathEndpoint]? {
+        let components = components(for: model.mode)
+        let limit = configuration.islandNodeLimit
+        guard endpoints.contains(where: { !components.isOnLargeComponent($0.edge, graph: graph, minimumNodes: limit) })
+        else { return nil }
+        let snaps = graph.nearestEdges(to: waypoint.coordinate, mode: model.mode,
+                                       radiusMeters: configuration.islandSnapRadiusMeters,
+                                       limit: configuration.islandSnapCandidateLimit)
+        guard let nearest = snaps.first(where: {
+            model.isUsable($0.edge) && components.isOnLargeComponent($0.edge, graph: graph, minimumNodes: limit)
+        }) else { return nil }
+        let forward = endpoint(nearest)
+        var result = [forward]
+        if let twin = graph.reverseEdge(of: nearest.edge), model.isUsable(twin) {
+            result.append(PathEndpoint(edge: twin, fraction: 1 - forward.fraction))
+        }
+        return result
+    }
+
+    private func components(for mode: TravelMode) -> RoadComponents {
+        if let found = componentsByMode[mode] { return found }
+        let built = RoadComponents(graph: graph, mode: mode)
+        componentsByMode[mode] = built
+        return built
     }
 
     /// Which side of the travel direction of `edge` (at the snapped point) the waypoint lies on.
