@@ -241,33 +241,54 @@ struct LandmarkPotential {
     ///   - landmarks: indices into `table.landmarks` to use (see `bestLandmarks`).
     ///   - reversed: bound the weight *from* the endpoints to a node instead of from a node to the endpoints.
     init(table: LandmarkIndex.Table, endpoints: [Endpoint], landmarks: [Int], reversed: Bool, scale: Double) {
-        let k = table.landmarks.count
         rows = table.distances
-        stride = 2 * k
+        stride = 2 * table.landmarks.count
         quantum = table.quantum
         self.scale = scale
         floor = endpoints.map(\.offset).min() ?? 0
+        terms = landmarks.map { Self.term(table: table, endpoints: endpoints, landmark: $0, reversed: reversed) }
+    }
+
+    private static func term(table: LandmarkIndex.Table, endpoints: [Endpoint], landmark l: Int, reversed: Bool) -> Term {
+        let k = table.landmarks.count
         let unreachable = LandmarkIndex.Table.unreachable
-        var terms: [Term] = []
-        for l in landmarks {
-            // In the reversed graph, distances from a landmark are the original distances to it and vice versa.
-            let (fromColumn, toColumn) = reversed ? (k + l, l) : (l, k + l)
-            var fromBase = Double.infinity
-            var toBase = -Double.infinity
-            var everyEndpointReaches = true
-            for x in endpoints {
-                let a = table.distances[Int(x.node) * stride + fromColumn]
-                if a != unreachable { fromBase = min(fromBase, table.quantum * Double(a) + x.offset) }
-                let b = table.distances[Int(x.node) * stride + toColumn]
-                if b != unreachable { toBase = max(toBase, table.quantum * Double(b) - x.offset) } else {
-                    everyEndpointReaches = false
-                }
+        // In the reversed graph, distances from a landmark are the original distances to it and vice versa.
+        let (fromColumn, toColumn) = reversed ? (k + l, l) : (l, k + l)
+        var fromBase = Double.infinity
+        var toBase = -Double.infinity
+        var everyEndpointReaches = !endpoints.isEmpty
+        for x in endpoints {
+            let a = table.distances[Int(x.node) * 2 * k + fromColumn]
+            if a != unreachable { fromBase = min(fromBase, table.quantum * Double(a) + x.offset) }
+            let b = table.distances[Int(x.node) * 2 * k + toColumn]
+            if b != unreachable { toBase = max(toBase, table.quantum * Double(b) - x.offset) } else {
+                everyEndpointReaches = false
             }
-            if !everyEndpointReaches || endpoints.isEmpty { toBase = .infinity }
-            terms.append(Term(fromColumn: fromColumn, toColumn: toColumn, fromBase: fromBase, toBase: toBase,
-                              toProvesUnreachable: everyEndpointReaches && !endpoints.isEmpty))
         }
-        self.terms = terms
+        return Term(fromColumn: fromColumn, toColumn: toColumn, fromBase: fromBase,
+                    toBase: everyEndpointReaches ? toBase : .infinity, toProvesUnreachable: everyEndpointReaches)
+    }
+
+    /// One landmark's bound at the node whose row starts at `base`: `.infinity` when it proves the node off every
+    /// path, `-.infinity` when it knows nothing.
+    @inline(__always) private static func bound(
+        _ term: Term, _ rows: UnsafeBufferPointer<UInt32>, _ base: Int, _ q: Double
+    ) -> Double {
+        let unreachable = LandmarkIndex.Table.unreachable
+        var bound = -Double.infinity
+        let fromV = rows[base + term.fromColumn]
+        if fromV != unreachable {
+            // The landmark reaches the node: the node reaches an endpoint only if the landmark does.
+            if term.fromBase == .infinity { return .infinity }
+            bound = term.fromBase - q * Double(fromV)
+        }
+        let toV = rows[base + term.toColumn]
+        if toV != unreachable {
+            bound = max(bound, q * Double(toV) - term.toBase)
+        } else if term.toProvesUnreachable {
+            return .infinity
+        }
+        return bound
     }
 
     /// Lower bound on the weight between `node` and the closest endpoint; `.infinity` when the landmarks prove
@@ -275,23 +296,12 @@ struct LandmarkPotential {
     @inline(__always) func value(at node: NodeID) -> Double {
         let base = Int(node) * stride
         let q = quantum
-        let unreachable = LandmarkIndex.Table.unreachable
         return rows.withUnsafeBufferPointer { rows in
             terms.withUnsafeBufferPointer { terms in
                 var bound = floor
                 for term in terms {
-                    let fromV = rows[base + term.fromColumn]
-                    if fromV != unreachable {
-                        // The landmark reaches the node: the node reaches an endpoint only if the landmark does.
-                        if term.fromBase == .infinity { return .infinity }
-                        bound = max(bound, term.fromBase - q * Double(fromV))
-                    }
-                    let toV = rows[base + term.toColumn]
-                    if toV != unreachable {
-                        bound = max(bound, q * Double(toV) - term.toBase)
-                    } else if term.toProvesUnreachable {
-                        return .infinity
-                    }
+                    bound = max(bound, Self.bound(term, rows, base, q))
+                    if bound == .infinity { return .infinity }
                 }
                 return bound * scale
             }
@@ -306,10 +316,14 @@ struct LandmarkPotential {
         let k = table.landmarks.count
         guard count < k else { return Array(0..<k) }
         var scored: [(bound: Double, landmark: Int)] = []
-        for l in 0..<k {
-            let single = LandmarkPotential(table: table, endpoints: targets, landmarks: [l], reversed: false, scale: 1)
-            let bound = sources.map { single.value(at: $0.node) + $0.offset }.min() ?? 0
-            scored.append((bound, l))
+        scored.reserveCapacity(k)
+        table.distances.withUnsafeBufferPointer { rows in
+            for l in 0..<k {
+                let term = Self.term(table: table, endpoints: targets, landmark: l, reversed: false)
+                var best = Double.infinity
+                for s in sources { best = min(best, Self.bound(term, rows, Int(s.node) * 2 * k, table.quantum) + s.offset) }
+                scored.append((best, l))
+            }
         }
         // Ties keep the landmark order, so a query's choice is deterministic.
         scored.sort { $0.bound > $1.bound || ($0.bound == $1.bound && $0.landmark < $1.landmark) }

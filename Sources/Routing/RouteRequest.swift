@@ -100,6 +100,9 @@ public enum SearchAlgorithm: String, Sendable, Hashable, Codable, CaseIterable {
 public struct RouterConfiguration: Sendable, Hashable {
     /// A waypoint farther than this from every usable road is `locationUnavailable`. Default 250 m.
     public var snapRadiusMeters: Double = 250
+    /// The nearest road is looked for within this radius first, and within `snapRadiusMeters` only when none is
+    /// this near (the answer is the same; the first look scans far fewer grid cells). Default 50 m.
+    public var nearSnapRadiusMeters: Double = 50
     /// How many nearby edges are considered when honouring a preferred heading. Default 12.
     public var snapCandidateLimit: Int = 12
     /// A road direction matches a preferred heading when its bearing differs by at most this. Default 45°.

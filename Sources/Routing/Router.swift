@@ -175,10 +175,18 @@ public final class Router {
 
     /// Phantom endpoints for a waypoint (see `snap`).
     func endpoints(for waypoint: Waypoint, arriving: Bool, model: EdgeCostModel) -> [PathEndpoint] {
-        let snaps = graph.nearestEdges(to: waypoint.coordinate, mode: model.mode,
-                                       radiusMeters: configuration.snapRadiusMeters,
-                                       limit: configuration.snapCandidateLimit)
-            .filter { model.isUsable($0.edge) }
+        func usableSnaps(within radiusMeters: Double) -> [EdgeSnap] {
+            graph.nearestEdges(to: waypoint.coordinate, mode: model.mode, radiusMeters: radiusMeters,
+                               limit: configuration.snapCandidateLimit)
+                .filter { model.isUsable($0.edge) }
+        }
+        // Without a heading only the nearest usable road counts. Candidates come closest first, so one found within
+        // the small radius is the one the full radius would give, at a fraction of the grid cells scanned.
+        var snaps: [EdgeSnap] = []
+        if waypoint.preferredHeadingDegrees == nil && configuration.nearSnapRadiusMeters < configuration.snapRadiusMeters {
+            snaps = usableSnaps(within: configuration.nearSnapRadiusMeters)
+        }
+        if snaps.isEmpty { snaps = usableSnaps(within: configuration.snapRadiusMeters) }
         guard let nearest = snaps.first else { return [] }
 
         if let heading = waypoint.preferredHeadingDegrees {
