@@ -192,12 +192,7 @@ public final class Router {
         if let heading = waypoint.preferredHeadingDegrees {
             // Nearest directed edge (or its twin) whose direction at the snapped point matches the heading.
             for snap in snaps {
-                let forward = endpoint(snap)
-                var options = [forward]
-                if let twin = graph.reverseEdge(of: snap.edge), model.isUsable(twin) {
-                    options.append(PathEndpoint(edge: twin, fraction: 1 - forward.fraction))
-                }
-                for option in options {
+                for option in bothDirections(of: snap, model) {
                     let bearing = EdgeShape(graph: graph, edge: option.edge).bearingDegrees(at: option.fraction)
                     if Geodesy.bearingDifferenceDegrees(bearing, heading) <= configuration.headingToleranceDegrees {
                         return [option]
@@ -207,20 +202,23 @@ public final class Router {
             // A preference, not a requirement: fall through to the nearest road.
         }
 
-        let forward = endpoint(nearest)
-        var result = [forward]
-        if let twin = graph.reverseEdge(of: nearest.edge), model.isUsable(twin) {
-            let backward = PathEndpoint(edge: twin, fraction: 1 - forward.fraction)
-            result.append(backward)
-            if arriving && waypoint.preferSameSideOfRoad && nearest.distanceMeters >= configuration.sameSideMinimumOffsetMeters,
-                let isRight = sideOfRoad(waypoint.coordinate, snapped: nearest.point, edge: forward)
-            {
-                // Right-hand traffic: arrive on the direction that has the waypoint on its right.
-                let wantRight = configuration.rightHandTraffic
-                return [isRight == wantRight ? forward : backward]
-            }
+        let result = bothDirections(of: nearest, model)
+        if result.count == 2 && arriving && waypoint.preferSameSideOfRoad
+            && nearest.distanceMeters >= configuration.sameSideMinimumOffsetMeters,
+            let isRight = sideOfRoad(waypoint.coordinate, snapped: nearest.point, edge: result[0])
+        {
+            // Right-hand traffic: arrive on the direction that has the waypoint on its right.
+            let wantRight = configuration.rightHandTraffic
+            return [isRight == wantRight ? result[0] : result[1]]
         }
         return result
+    }
+
+    /// The snapped position on the snapped edge, then on its twin when the mode may use it.
+    private func bothDirections(of snap: EdgeSnap, _ model: EdgeCostModel) -> [PathEndpoint] {
+        let forward = endpoint(snap)
+        guard let twin = graph.reverseEdge(of: snap.edge), model.isUsable(twin) else { return [forward] }
+        return [forward, PathEndpoint(edge: twin, fraction: 1 - forward.fraction)]
     }
 
     /// When `endpoints` lie off the main network (not on a strongly connected component of at least
@@ -239,12 +237,7 @@ public final class Router {
         guard let nearest = snaps.first(where: {
             model.isUsable($0.edge) && components.isOnLargeComponent($0.edge, graph: graph, minimumNodes: limit)
         }) else { return nil }
-        let forward = endpoint(nearest)
-        var result = [forward]
-        if let twin = graph.reverseEdge(of: nearest.edge), model.isUsable(twin) {
-            result.append(PathEndpoint(edge: twin, fraction: 1 - forward.fraction))
-        }
-        return result
+        return bothDirections(of: nearest, model)
     }
 
     private func components(for mode: TravelMode) -> RoadComponents {
