@@ -7,8 +7,8 @@ import RoadGraph
 /// avoid options. Restrictions and avoid options only remove paths and traffic (above `lowerBoundFactor`) only
 /// raises weights, so the bounds stay admissible for every query without a rebuild.
 ///
-/// Distances are whole multiples of a quantum (1 ms for `best`, 1 cm for `shorter`) on edge weights rounded *down*
-/// to the quantum, in exact integer arithmetic. That keeps every bound not just admissible but consistent
+/// Distances are whole multiples of a quantum (1 ms for `best`, 1 cm for `shorter`, coarser when a distance would
+/// not fit in 32 bits) on edge weights rounded *down* to the quantum, in exact integer arithmetic. That keeps every bound not just admissible but consistent
 /// (feasible: π(u) − π(v) ≤ w(u, v) for every edge), which the bidirectional search with average potentials
 /// needs, at 4 bytes per entry.
 public struct LandmarkIndex: Sendable {
@@ -117,15 +117,18 @@ private struct NodeMetric {
             let (key, v) = heap.popMin()
             let d = UInt64(key)
             if d > dist[Int(v)] { continue }
-            let edges = reverse ? Array(graph.incomingEdges(of: v)) : Array(graph.outgoingEdges(of: v))
-            for e in edges {
-                guard let w = units[Int(e)] else { continue }
-                let u = reverse ? graph.source(of: e) : graph.target(of: e)
+            func relax(_ e: EdgeID, to u: NodeID) {
+                guard let w = units[Int(e)] else { return }
                 let (nd, overflow) = d.addingReportingOverflow(w)
                 if !overflow && nd < dist[Int(u)] {
                     dist[Int(u)] = nd
                     heap.push(Double(nd), u)  // exact: distances stay below 2⁵³ (see `table`)
                 }
+            }
+            if reverse {
+                for e in graph.incomingEdges(of: v) { relax(e, to: graph.source(of: e)) }
+            } else {
+                for e in graph.outgoingEdges(of: v) { relax(e, to: graph.target(of: e)) }
             }
         }
         return dist
