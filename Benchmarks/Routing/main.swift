@@ -104,15 +104,19 @@ func routesCommand(graphPath: String, pairsPath: String, outdir: String, algorit
     let loadSeconds = seconds(clock.now - loadStart)
     let rssLoaded = residentMiB()
     let landmarkStart = clock.now
-    let landmarkCount = Int(ProcessInfo.processInfo.environment["LANDMARKS"] ?? "") ?? 8
+    let environment = ProcessInfo.processInfo.environment
+    let landmarkCount = Int(environment["LANDMARKS"] ?? "") ?? 16
     let landmarks = LandmarkIndex.build(graph: graph, modes: [.driving], landmarkCount: landmarkCount)
     let landmarkSeconds = seconds(clock.now - landmarkStart)
-    let router = Router(graph: graph, landmarks: landmarks)
+    var configuration = RouterConfiguration()
+    if let active = Int(environment["ACTIVE_LANDMARKS"] ?? "") { configuration.activeLandmarkCount = active }
+    let router = Router(graph: graph, landmarks: landmarks, configuration: configuration)
     let fileBytes = (try? FileManager.default.attributesOfItem(atPath: graphPath)[.size] as? Int) ?? 0
     emit([
         "graph": graphPath, "nodes": graph.nodeCount, "edges": graph.edgeCount, "fileBytes": fileBytes,
         "loadSeconds": loadSeconds, "rssAfterLoadMiB": rssLoaded - rssStart, "landmarkSeconds": landmarkSeconds,
         "landmarkBytes": landmarks.memoryBytes, "rssWithRouterMiB": residentMiB() - rssStart,
+        "landmarks": landmarkCount, "activeLandmarks": configuration.activeLandmarkCount,
     ])
     let pairs = try readPairs(pairsPath)
     for strategy in RoutingStrategy.allCases {

@@ -8,6 +8,8 @@ struct EdgeCostModel {
     let excludedFlags: EdgeFlags
     let strategy: RoutingStrategy
     let traffic: (any EdgeTravelTimeAdjusting)?
+    /// `traffic != nil`, read on every edge: testing the existential itself copies it each time.
+    let hasTraffic: Bool
     /// Adjusted durations never fall below this × free flow (the traffic adjuster's declared lower bound, ≤ 1).
     let trafficFloor: Double
 
@@ -19,6 +21,7 @@ struct EdgeCostModel {
         self.excludedFlags = avoid.excludedFlags
         self.strategy = strategy
         self.traffic = traffic
+        hasTraffic = traffic != nil
         if let traffic {
             let declared = traffic.lowerBoundFactor
             trafficFloor = declared.isFinite ? min(1, max(1e-3, declared)) : 1
@@ -33,7 +36,7 @@ struct EdgeCostModel {
 
     @inline(__always) func durationSeconds(_ edge: EdgeID) -> Double {
         let freeFlow = graph.durationSeconds(of: edge, mode: mode)
-        guard let traffic else { return freeFlow }
+        guard hasTraffic, let traffic else { return freeFlow }
         return max(traffic.durationSeconds(of: edge, mode: mode, freeFlowSeconds: freeFlow), freeFlow * trafficFloor)
     }
 

@@ -8,6 +8,13 @@ struct PathEndpoint: Hashable {
     var fraction: Double
 }
 
+/// The best complete path a bidirectional search has found so far: its weight and the edge where the two
+/// searches met (nil: none yet, or only the direct path).
+struct Meeting {
+    var weight: Double
+    var edge: EdgeID?
+}
+
 /// An optimal path between one of several sources and one of several targets.
 struct EdgePath {
     /// The optimised cost from the source's position to the target's position.
@@ -119,7 +126,7 @@ struct EdgeSearch {
 
     /// The optimised cost of the whole edge: the table's free-flow weight, or the model's when traffic applies.
     @inline(__always) private func weight(_ e: EdgeID) -> Double {
-        model.traffic == nil ? costs.weight[Int(e)] : model.weight(e)
+        model.hasTraffic ? model.weight(e) : costs.weight[Int(e)]
     }
 
     @inline(__always) private func isUsable(_ e: EdgeID) -> Bool {
@@ -256,8 +263,21 @@ struct EdgeSearch {
     /// Bidirectional Dijkstra on directed edges; stops when the two smallest keys together reach the best
     /// meeting cost.
     func bidirectional(from sources: [PathEndpoint], to targets: [PathEndpoint]) -> EdgePath? {
+        bidirectional(from: sources, to: targets, potential: nil)
+    }
+
+    /// Bidirectional A* with the average potential of Ikeda et al. (as in Goldberg & Harrelson's bidirectional
+    /// ALT): p(v) = (π_t(v) − π_s(v)) / 2 forward and −p(v) backward, where π_t bounds the weight from v to the
+    /// targets and π_s the weight from the sources to v. Both bounds are consistent, so p is a feasible potential
+    /// and the search is bidirectional Dijkstra on reduced costs: it stops when the two smallest keys together
+    /// reach the best meeting cost (the constants p(source) and p(target) cancel). Nodes either bound proves
+    /// unreachable are pruned in both directions; they lie on no source–target path.
+    func bidirectional(
+        from sources: [PathEndpoint], to targets: [PathEndpoint], potential: AveragePotential?
+    ) -> EdgePath? {
         forward.reset()
         backward.reset()
+        potentials.reset()
         var forwardHeap = MinHeap(), backwardHeap = MinHeap()
         swap(&forwardHeap, &forward.heap)
         swap(&backwardHeap, &backward.heap)
@@ -267,38 +287,55 @@ struct EdgeSearch {
         let forwardParent = forward.parent, backwardParent = backward.parent
         let forwardStamp = forward.stamp, forwardNow = forward.current
         let backwardStamp = backward.stamp, backwardNow = backward.current
+        let nodeStamp = potentials.stamp, nodeValue = potentials.value, nodeNow = potentials.current
         let direct = directPath(sources, targets)
-        var bestWeight = direct?.weight ?? .infinity
-        var meeting: EdgeID?
+        // Mutable search state goes into the nested functions as inout arguments: captured vars would get dynamic
+        // exclusivity checks on every access.
+        var best = Meeting(weight: direct?.weight ?? .infinity, edge: nil)
 
-        @inline(__always) func relaxForward(_ f: EdgeID, _ g: Double, _ from: UInt32) {
+        /// The forward potential of the node where edge state `i` is labelled (its source node), cached per node
+        /// for this query; `.infinity` marks a pruned node. The backward potential is its negation.
+        @inline(__always) func nodePotential(_ i: Int) -> Double {
+            guard let potential else { return 0 }
+            let v = Int(sourceNode[i])
+            if nodeStamp[v] == nodeNow { return nodeValue[v] }
+            let value = potential.value(at: NodeID(v))
+            nodeStamp[v] = nodeNow
+            nodeValue[v] = value
+            return value
+        }
+        @inline(__always) func relaxForward(
+            _ forwardHeap: inout MinHeap, _ best: inout Meeting, _ f: EdgeID, _ g: Double, _ from: UInt32
+        ) {
             let i = Int(f)
             if forwardStamp[i] == forwardNow {
                 if g >= forwardCost[i] { return }
-            } else {
-                forwardStamp[i] = forwardNow
             }
+            let p = nodePotential(i)
+            if p == .infinity { return }
+            forwardStamp[i] = forwardNow
             forwardCost[i] = g
             forwardParent[i] = from
-            forwardHeap.push(g, f)
-            if backwardStamp[i] == backwardNow, g + backwardCost[i] < bestWeight {
-                bestWeight = g + backwardCost[i]
-                meeting = f
+            forwardHeap.push(g + p, f)
+            if backwardStamp[i] == backwardNow, g + backwardCost[i] < best.weight {
+                best = Meeting(weight: g + backwardCost[i], edge: f)
             }
         }
-        @inline(__always) func relaxBackward(_ e: EdgeID, _ h: Double, _ to: UInt32) {
+        @inline(__always) func relaxBackward(
+            _ backwardHeap: inout MinHeap, _ best: inout Meeting, _ e: EdgeID, _ h: Double, _ to: UInt32
+        ) {
             let i = Int(e)
             if backwardStamp[i] == backwardNow {
                 if h >= backwardCost[i] { return }
-            } else {
-                backwardStamp[i] = backwardNow
             }
+            let p = nodePotential(i)
+            if p == .infinity { return }
+            backwardStamp[i] = backwardNow
             backwardCost[i] = h
             backwardParent[i] = to
-            backwardHeap.push(h, e)
-            if forwardStamp[i] == forwardNow, h + forwardCost[i] < bestWeight {
-                bestWeight = h + forwardCost[i]
-                meeting = e
+            backwardHeap.push(h - p, e)
+            if forwardStamp[i] == forwardNow, h + forwardCost[i] < best.weight {
+                best = Meeting(weight: h + forwardCost[i], edge: e)
             }
         }
 
@@ -306,31 +343,33 @@ struct EdgeSearch {
             let exit = weight(s.edge) * (1 - s.fraction)
             let v = Int(targetNode[Int(s.edge)])
             for f in firstOut[v]..<firstOut[v + 1] where isUsable(f) && isTurnAllowed(from: s.edge, to: f) {
-                relaxForward(f, exit, edgeCount + UInt32(si))
+                relaxForward(&forwardHeap, &best, f, exit, edgeCount + UInt32(si))
             }
         }
         for (ti, t) in targets.enumerated() {
-            relaxBackward(t.edge, weight(t.edge) * t.fraction, edgeCount + UInt32(ti))
+            relaxBackward(&backwardHeap, &best, t.edge, weight(t.edge) * t.fraction, edgeCount + UInt32(ti))
         }
 
         while !forwardHeap.isEmpty && !backwardHeap.isEmpty {
-            if forwardHeap.minKey + backwardHeap.minKey >= bestWeight { break }
+            if forwardHeap.minKey + backwardHeap.minKey >= best.weight { break }
             if forwardHeap.minKey <= backwardHeap.minKey {
                 let (key, e) = forwardHeap.popMin()
-                if key > forwardCost[Int(e)] { continue }
-                let next = key + weight(e)
+                let g = forwardCost[Int(e)]
+                if key > g + nodePotential(Int(e)) { continue }  // stale entry
+                let next = g + weight(e)
                 let v = Int(targetNode[Int(e)])
                 for f in firstOut[v]..<firstOut[v + 1] where isUsable(f) && isTurnAllowed(from: e, to: f) {
-                    relaxForward(f, next, e)
+                    relaxForward(&forwardHeap, &best, f, next, e)
                 }
             } else {
                 let (key, f) = backwardHeap.popMin()
-                if key > backwardCost[Int(f)] { continue }
+                let h = backwardCost[Int(f)]
+                if key > h - nodePotential(Int(f)) { continue }  // stale entry
                 let u = Int(sourceNode[Int(f)])
                 for j in Int(firstIn[u])..<Int(firstIn[u + 1]) {
                     let e = inEdges[j]
                     if isUsable(e) && isTurnAllowed(from: e, to: f) {
-                        relaxBackward(e, key + weight(e), f)
+                        relaxBackward(&backwardHeap, &best, e, h + weight(e), f)
                     }
                 }
             }
@@ -338,7 +377,7 @@ struct EdgeSearch {
 
         swap(&forwardHeap, &forward.heap)
         swap(&backwardHeap, &backward.heap)
-        guard let meeting else { return direct }
+        guard let meeting = best.edge else { return direct }
         var (edges, si) = forwardChain(to: meeting, sources: sources)
         var e = meeting
         var ti = 0
@@ -351,6 +390,6 @@ struct EdgeSearch {
             edges.append(next)
             e = next
         }
-        return EdgePath(weight: bestWeight, edges: edges, sourceIndex: si, targetIndex: ti)
+        return EdgePath(weight: best.weight, edges: edges, sourceIndex: si, targetIndex: ti)
     }
 }

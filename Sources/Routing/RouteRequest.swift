@@ -80,21 +80,29 @@ public struct RouteRequest: Sendable {
     }
 }
 
-/// The shortest-path method. All three are exact and give equal costs; they differ in speed.
+/// The shortest-path method. All are exact and give equal costs; they differ in speed.
 public enum SearchAlgorithm: String, Sendable, Hashable, Codable, CaseIterable {
     /// Plain unidirectional Dijkstra on directed edges (the simplest reference).
     case dijkstra
     /// Bidirectional Dijkstra on directed edges (the reference every faster method is tested against).
     case bidirectionalDijkstra
-    /// A* with ALT landmark lower bounds (Goldberg & Harrelson 2005). Needs a `LandmarkIndex` for the mode and
-    /// strategy; without one the router falls back to bidirectional Dijkstra.
+    /// Bidirectional A* with ALT landmark lower bounds and average potentials (Goldberg & Harrelson 2005), using
+    /// the `RouterConfiguration.activeLandmarkCount` landmarks that bound the query best. The fastest method.
+    /// Needs a `LandmarkIndex` for the mode and strategy; without one the router falls back to bidirectional
+    /// Dijkstra.
     case alt
+    /// Unidirectional A* with the same landmark bounds (the previous default, kept for comparison); the same
+    /// fallback.
+    case unidirectionalAlt
 }
 
 /// Thresholds of the router, with their defaults.
 public struct RouterConfiguration: Sendable, Hashable {
     /// A waypoint farther than this from every usable road is `locationUnavailable`. Default 250 m.
     public var snapRadiusMeters: Double = 250
+    /// The nearest road is looked for within this radius first, and within `snapRadiusMeters` only when none is
+    /// this near (the answer is the same; the first look scans far fewer grid cells). Default 50 m.
+    public var nearSnapRadiusMeters: Double = 50
     /// How many nearby edges are considered when honouring a preferred heading. Default 12.
     public var snapCandidateLimit: Int = 12
     /// A road direction matches a preferred heading when its bearing differs by at most this. Default 45°.
@@ -111,6 +119,18 @@ public struct RouterConfiguration: Sendable, Hashable {
     public var duplicateWaypointToleranceMeters: Double = 0.01
     /// The search method used by `Router.route(_:)`. Default `.alt`.
     public var algorithm: SearchAlgorithm = .alt
+    /// A waypoint whose road lies in a strongly connected part of the network (for the travel mode) with fewer
+    /// nodes than this is on an island; when no route joins it, the router starts or ends at the nearest road of
+    /// the main network within `islandSnapRadiusMeters` instead (OSRM does the same, at any distance). Default 1000
+    /// (OSRM's default small component size).
+    public var islandNodeLimit: Int = 1000
+    /// How far from an island waypoint the main-network road may be. Default 1000 m.
+    public var islandSnapRadiusMeters: Double = 1000
+    /// How many nearby edges are searched for that main-network road. Default 256.
+    public var islandSnapCandidateLimit: Int = 256
+    /// How many of the index's landmarks a query uses: those with the largest bounds between its origin and
+    /// destination. Fewer is cheaper per node, more prunes more. Default 4.
+    public var activeLandmarkCount: Int = 4
 
     public init() {}
 }

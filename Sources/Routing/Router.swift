@@ -21,6 +21,8 @@ public final class Router {
     /// Free-flow cost tables by (mode, strategy, avoid), built on first use: a few bytes per edge each, and there
     /// are at most 5 modes × 2 strategies × the avoid combinations.
     private var costTables: [EdgeCostTable.Key: EdgeCostTable] = [:]
+    /// Strongly connected components per mode, built on the first query that needs them (one that found no route).
+    private var componentsByMode: [TravelMode: RoadComponents] = [:]
 
     public init(graph: RoadGraph, landmarks: LandmarkIndex? = nil, configuration: RouterConfiguration = RouterConfiguration()) {
         self.graph = graph
@@ -75,12 +77,25 @@ public final class Router {
         var legs: [RouteLeg] = []
         var sources = candidates[0]
         for index in 1..<waypoints.count {
-            let targets = candidates[index]
+            var targets = candidates[index]
             var found = shortestPath(search, algorithm, sources, targets, model)
             if found == nil && index > 1 && sources != candidates[index - 1] {
                 // Continuing in the arrival direction failed: allow leaving the waypoint in either direction.
                 sources = candidates[index - 1]
                 found = shortestPath(search, algorithm, sources, targets, model)
+            }
+            if found == nil {
+                // A waypoint snapped onto a small island of the network (e.g. a driveway whose only link is a
+                // track closed to cars): use the nearest road of the main network instead, as OSRM does. A leg
+                // that leaves from there need not start where the previous one ended.
+                let start = mainNetworkReplacement(for: sources, near: waypoints[index - 1], model)
+                let end = mainNetworkReplacement(for: targets, near: waypoints[index], model)
+                if start != nil || end != nil {
+                    sources = start ?? sources
+                    targets = end ?? targets
+                    candidates[index] = targets
+                    found = shortestPath(search, algorithm, sources, targets, model)
+                }
             }
             guard let path = found else {
                 return RouteResponse(status: .noRouteFound, waypointIndex: index,
@@ -160,21 +175,24 @@ public final class Router {
 
     /// Phantom endpoints for a waypoint (see `snap`).
     func endpoints(for waypoint: Waypoint, arriving: Bool, model: EdgeCostModel) -> [PathEndpoint] {
-        let snaps = graph.nearestEdges(to: waypoint.coordinate, mode: model.mode,
-                                       radiusMeters: configuration.snapRadiusMeters,
-                                       limit: configuration.snapCandidateLimit)
-            .filter { model.isUsable($0.edge) }
+        func usableSnaps(within radiusMeters: Double) -> [EdgeSnap] {
+            graph.nearestEdges(to: waypoint.coordinate, mode: model.mode, radiusMeters: radiusMeters,
+                               limit: configuration.snapCandidateLimit)
+                .filter { model.isUsable($0.edge) }
+        }
+        // Without a heading only the nearest usable road counts. Candidates come closest first, so one found within
+        // the small radius is the one the full radius would give, at a fraction of the grid cells scanned.
+        var snaps: [EdgeSnap] = []
+        if waypoint.preferredHeadingDegrees == nil && configuration.nearSnapRadiusMeters < configuration.snapRadiusMeters {
+            snaps = usableSnaps(within: configuration.nearSnapRadiusMeters)
+        }
+        if snaps.isEmpty { snaps = usableSnaps(within: configuration.snapRadiusMeters) }
         guard let nearest = snaps.first else { return [] }
 
         if let heading = waypoint.preferredHeadingDegrees {
             // Nearest directed edge (or its twin) whose direction at the snapped point matches the heading.
             for snap in snaps {
-                let forward = endpoint(snap)
-                var options = [forward]
-                if let twin = graph.reverseEdge(of: snap.edge), model.isUsable(twin) {
-                    options.append(PathEndpoint(edge: twin, fraction: 1 - forward.fraction))
-                }
-                for option in options {
+                for option in bothDirections(of: snap, model) {
                     let bearing = EdgeShape(graph: graph, edge: option.edge).bearingDegrees(at: option.fraction)
                     if Geodesy.bearingDifferenceDegrees(bearing, heading) <= configuration.headingToleranceDegrees {
                         return [option]
@@ -184,20 +202,49 @@ public final class Router {
             // A preference, not a requirement: fall through to the nearest road.
         }
 
-        let forward = endpoint(nearest)
-        var result = [forward]
-        if let twin = graph.reverseEdge(of: nearest.edge), model.isUsable(twin) {
-            let backward = PathEndpoint(edge: twin, fraction: 1 - forward.fraction)
-            result.append(backward)
-            if arriving && waypoint.preferSameSideOfRoad && nearest.distanceMeters >= configuration.sameSideMinimumOffsetMeters,
-                let isRight = sideOfRoad(waypoint.coordinate, snapped: nearest.point, edge: forward)
-            {
-                // Right-hand traffic: arrive on the direction that has the waypoint on its right.
-                let wantRight = configuration.rightHandTraffic
-                return [isRight == wantRight ? forward : backward]
-            }
+        let result = bothDirections(of: nearest, model)
+        if result.count == 2 && arriving && waypoint.preferSameSideOfRoad
+            && nearest.distanceMeters >= configuration.sameSideMinimumOffsetMeters,
+            let isRight = sideOfRoad(waypoint.coordinate, snapped: nearest.point, edge: result[0])
+        {
+            // Right-hand traffic: arrive on the direction that has the waypoint on its right.
+            let wantRight = configuration.rightHandTraffic
+            return [isRight == wantRight ? result[0] : result[1]]
         }
         return result
+    }
+
+    /// The snapped position on the snapped edge, then on its twin when the mode may use it.
+    private func bothDirections(of snap: EdgeSnap, _ model: EdgeCostModel) -> [PathEndpoint] {
+        let forward = endpoint(snap)
+        guard let twin = graph.reverseEdge(of: snap.edge), model.isUsable(twin) else { return [forward] }
+        return [forward, PathEndpoint(edge: twin, fraction: 1 - forward.fraction)]
+    }
+
+    /// When `endpoints` lie off the main network (not on a strongly connected component of at least
+    /// `configuration.islandNodeLimit` nodes), both directions of the nearest road on it within
+    /// `configuration.islandSnapRadiusMeters`; nil when the endpoints are on it already or no such road is near.
+    private func mainNetworkReplacement(
+        for endpoints: [PathEndpoint], near waypoint: Waypoint, _ model: EdgeCostModel
+    ) -> [PathEndpoint]? {
+        let components = components(for: model.mode)
+        let limit = configuration.islandNodeLimit
+        guard endpoints.contains(where: { !components.isOnLargeComponent($0.edge, graph: graph, minimumNodes: limit) })
+        else { return nil }
+        let snaps = graph.nearestEdges(to: waypoint.coordinate, mode: model.mode,
+                                       radiusMeters: configuration.islandSnapRadiusMeters,
+                                       limit: configuration.islandSnapCandidateLimit)
+        guard let nearest = snaps.first(where: {
+            model.isUsable($0.edge) && components.isOnLargeComponent($0.edge, graph: graph, minimumNodes: limit)
+        }) else { return nil }
+        return bothDirections(of: nearest, model)
+    }
+
+    private func components(for mode: TravelMode) -> RoadComponents {
+        if let found = componentsByMode[mode] { return found }
+        let built = RoadComponents(graph: graph, mode: mode)
+        componentsByMode[mode] = built
+        return built
     }
 
     /// Which side of the travel direction of `edge` (at the snapped point) the waypoint lies on.
@@ -222,16 +269,31 @@ public final class Router {
             return search.unidirectional(from: sources, to: targets)
         case .bidirectionalDijkstra:
             return search.bidirectional(from: sources, to: targets)
-        case .alt:
+        case .alt, .unidirectionalAlt:
             let key = LandmarkIndex.Key(mode: model.mode, strategy: model.strategy)
             guard let table = landmarks?.tables[key], !table.landmarks.isEmpty else {
                 return search.bidirectional(from: sources, to: targets)
             }
-            let potential = LandmarkPotential(
-                table: table,
-                targets: targets.map { (graph.source(of: $0.edge), model.weight($0.edge) * $0.fraction) },
-                scale: model.heuristicScale)
-            return search.unidirectional(from: sources, to: targets, potential: potential)
+            // The forward search leaves a source from its edge's target node, having paid the rest of the edge; a
+            // target is reached from its edge's source node plus the part of the edge up to it.
+            let sourceEnds = sources.map {
+                LandmarkPotential.Endpoint(node: graph.target(of: $0.edge), offset: model.weight($0.edge) * (1 - $0.fraction))
+            }
+            let targetEnds = targets.map {
+                LandmarkPotential.Endpoint(node: graph.source(of: $0.edge), offset: model.weight($0.edge) * $0.fraction)
+            }
+            let chosen = LandmarkPotential.bestLandmarks(table: table, sources: sourceEnds, targets: targetEnds,
+                                                         count: max(1, configuration.activeLandmarkCount))
+            let towardTargets = LandmarkPotential(table: table, endpoints: targetEnds, landmarks: chosen, reversed: false,
+                                                  scale: model.heuristicScale)
+            if algorithm == .unidirectionalAlt {
+                return search.unidirectional(from: sources, to: targets, potential: towardTargets)
+            }
+            let fromSources = LandmarkPotential(table: table, endpoints: sourceEnds, landmarks: chosen, reversed: true,
+                                                scale: model.heuristicScale)
+            return search.bidirectional(
+                from: sources, to: targets,
+                potential: AveragePotential(towardTargets: towardTargets, fromSources: fromSources))
         }
     }
 
@@ -240,6 +302,7 @@ public final class Router {
     ) -> RouteLeg {
         var distance = 0.0, duration = 0.0, weight = 0.0
         var geometry: [Coordinate] = []
+        geometry.reserveCapacity(path.edges.count * 3)
         var wayIDs: [Int64] = []
         let last = path.edges.count - 1
         for (i, e) in path.edges.enumerated() {
@@ -249,8 +312,14 @@ public final class Router {
             distance += graph.lengthMeters(of: e) * portion
             duration += model.durationSeconds(e) * portion
             weight += model.weight(e) * portion
-            let piece = EdgeShape(graph: graph, edge: e).slice(from: from, to: to)
-            geometry.append(contentsOf: geometry.last == piece.first ? piece.dropFirst() : piece[...])
+            if from == 0 && to == 1 {
+                // A whole edge: its vertices as stored, without measuring the shape (zero-length steps dropped, as
+                // `EdgeShape.slice` drops them).
+                for point in graph.geometry(of: e) where geometry.last != point { geometry.append(point) }
+            } else {
+                let piece = EdgeShape(graph: graph, edge: e).slice(from: from, to: to)
+                geometry.append(contentsOf: geometry.last == piece.first ? piece.dropFirst() : piece[...])
+            }
             let way = graph.osmWayID(of: e)
             if wayIDs.last != way { wayIDs.append(way) }
         }

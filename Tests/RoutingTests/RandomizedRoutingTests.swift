@@ -114,14 +114,20 @@ private func randomTraffic(_ graph: RoadGraph, _ rng: inout SeededGenerator) -> 
 
 @Suite struct RandomizedRoutingTests {
     /// Every method against plain bidirectional Dijkstra (and unidirectional Dijkstra against bidirectional) on
-    /// random graphs: identical status and, when a route exists, equal weight within 1e-6 relative (see
-    /// `nearlyEqual`), with every returned path legal.
+    /// random graphs, bidirectional ALT also with all landmarks or only one active: identical status and, when a
+    /// route exists, equal weight within 1e-6 relative (see `nearlyEqual`), with every returned path legal.
     @Test(arguments: 0..<8)
     func methodsAgreeOnRandomGraphs(graphSeed: Int) throws {
         let graph = try randomGraph(seed: UInt64(graphSeed) &* 7919 &+ 17, nodeCount: 250)
         let landmarks = LandmarkIndex.build(graph: graph, modes: [.driving, .cycling, .walking], landmarkCount: 6,
                                             seed: UInt64(graphSeed))
         let router = Router(graph: graph, landmarks: landmarks)
+        // Every landmark active, and a single one: the per-query landmark choice must not matter for the result.
+        var allActive = RouterConfiguration(), oneActive = RouterConfiguration()
+        allActive.activeLandmarkCount = 6
+        oneActive.activeLandmarkCount = 1
+        let variants = [Router(graph: graph, landmarks: landmarks, configuration: allActive),
+                        Router(graph: graph, landmarks: landmarks, configuration: oneActive)]
         var rng = SeededGenerator(seed: UInt64(graphSeed) + 1000)
         let projection = LocalProjection(origin: FixtureMap.origin)
         func randomPoint() -> Waypoint {
@@ -137,8 +143,14 @@ private func randomTraffic(_ graph: RoadGraph, _ rng: inout SeededGenerator) -> 
                                        travelMode: mode, strategy: query % 2 == 0 ? .best : .shorter, avoid: avoid)
             if query % 3 == 0 { request.traffic = randomTraffic(graph, &rng) }
             let reference = router.route(request, algorithm: .bidirectionalDijkstra)
-            for algorithm in [SearchAlgorithm.dijkstra, .alt] {
-                let other = router.route(request, algorithm: algorithm)
+            let variant = variants[query % 2]
+            let methods: [(String, RouteResponse)] = [
+                ("dijkstra", router.route(request, algorithm: .dijkstra)),
+                ("alt", router.route(request, algorithm: .alt)),
+                ("unidirectionalAlt", router.route(request, algorithm: .unidirectionalAlt)),
+                ("alt, \(variant.configuration.activeLandmarkCount) active", variant.route(request, algorithm: .alt)),
+            ]
+            for (algorithm, other) in methods {
                 #expect(other.status == reference.status, "graph \(graphSeed) query \(query) \(algorithm)")
                 if let a = other.route, let b = reference.route {
                     #expect(nearlyEqual(a.weight, b.weight), "graph \(graphSeed) query \(query) \(algorithm): \(a.weight) vs \(b.weight)")
@@ -151,7 +163,7 @@ private func randomTraffic(_ graph: RoadGraph, _ rng: inout SeededGenerator) -> 
                 for leg in route.legs { #expect(isLegal(leg, graph: graph, mode: mode, avoid: avoid)) }
             }
         }
-        #expect(compared == 500)
+        #expect(compared == 1000)
         #expect(routed > 60, "too few routable pairs (\(routed)) for the comparison to mean much")
     }
 

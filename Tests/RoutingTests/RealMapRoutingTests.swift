@@ -32,7 +32,7 @@ private func methodsAgree(on map: URL, pairs: Int, seed: UInt64) throws {
         let request = RouteRequest(origin: randomPoint(), destinations: [randomPoint()], travelMode: mode,
                                    strategy: query % 2 == 0 ? .best : .shorter, avoid: avoid)
         let reference = router.route(request, algorithm: .bidirectionalDijkstra)
-        for algorithm in [SearchAlgorithm.alt, .dijkstra] {
+        for algorithm in [SearchAlgorithm.alt, .unidirectionalAlt, .dijkstra] {
             let other = router.route(request, algorithm: algorithm)
             #expect(other.status == reference.status, "query \(query) \(algorithm)")
             if let a = other.route, let b = reference.route {
