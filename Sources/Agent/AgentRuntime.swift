@@ -135,6 +135,7 @@ public final class AgentRuntime: @unchecked Sendable {
         try client.start()
         startTimers()
         health.start()
+        map?.buildLandmarks(on: queue, logger: logger)
         if !configuration.isFleet, map != nil {
             // One vehicle: open its journal now, so a trip resumes (and a corrupt journal is reported) at start.
             queue.async { [self] in _ = session(for: configuration.vehicleID, now: Date()) }

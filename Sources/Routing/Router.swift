@@ -9,7 +9,9 @@ import RoadGraph
 /// values.
 public final class Router {
     public let graph: RoadGraph
-    public let landmarks: LandmarkIndex?
+    /// The ALT tables, if any. `install(landmarks:)` adds them later (built on another thread while this router
+    /// already answers with bidirectional Dijkstra).
+    public private(set) var landmarks: LandmarkIndex?
     public let configuration: RouterConfiguration
     /// Modes that may use at least one edge of the graph.
     public let supportedModes: ModeMask
@@ -49,6 +51,15 @@ public final class Router {
     /// Routes with `configuration.algorithm`.
     public func route(_ request: RouteRequest) -> RouteResponse {
         route(request, algorithm: configuration.algorithm)
+    }
+
+    /// Starts using `landmarks` for `.alt` queries (call it where this router is used: it is not thread-safe).
+    /// Returns false, and changes nothing, when the index was built for another graph.
+    @discardableResult
+    public func install(landmarks index: LandmarkIndex) -> Bool {
+        guard index.matches(graph) else { return false }
+        landmarks = index
+        return true
     }
 
     /// Routes with the given method; every method returns routes of equal weight.

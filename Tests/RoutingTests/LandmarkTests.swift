@@ -125,3 +125,34 @@ private func exactDistances(_ graph: RoadGraph, from source: NodeID, mode: Trave
         }
     }
 }
+
+@Suite struct LandmarkInstallTests {
+    /// The agent builds its landmarks after start and installs them into the router that already answers: the
+    /// answers stay the same, and an index of another graph is refused.
+    @Test func installedLaterGivesTheSameRoutesAndAForeignIndexIsRefused() throws {
+        let graph = try randomGraph(seed: 901, nodeCount: 150)
+        let other = try randomGraph(seed: 902, nodeCount: 90)
+        let router = Router(graph: graph)
+        let reference = Router(graph: graph)
+        #expect(!router.install(landmarks: LandmarkIndex.build(graph: other)))
+        #expect(router.landmarks == nil)
+        #expect(router.install(landmarks: LandmarkIndex.build(graph: graph)))
+        #expect(router.landmarks != nil)
+        var rng = SeededGenerator(seed: 903)
+        let projection = LocalProjection(origin: FixtureMap.origin)
+        var routed = 0
+        for query in 0..<200 {
+            let origin = Waypoint(projection.unproject(x: .random(in: 0..<2_000, using: &rng), y: .random(in: 0..<2_000, using: &rng)))
+            let destination = Waypoint(projection.unproject(x: .random(in: 0..<2_000, using: &rng), y: .random(in: 0..<2_000, using: &rng)))
+            let request = RouteRequest(origin: origin, destinations: [destination], strategy: query % 2 == 0 ? .best : .shorter)
+            let fast = router.route(request, algorithm: .alt)
+            let exact = reference.route(request, algorithm: .bidirectionalDijkstra)
+            #expect(fast.status == exact.status)
+            if let a = fast.route?.weight, let b = exact.route?.weight {
+                routed += 1
+                #expect(nearlyEqual(a, b), "query \(query): \(a) vs \(b)")
+            }
+        }
+        #expect(routed > 50)
+    }
+}
