@@ -38,8 +38,12 @@ public enum MaxspeedParser {
     public static func parse(_ raw: String) -> Maxspeed? {
         let text = raw.trimmingCharacters(in: .whitespaces)
         if text.isEmpty { return nil }
-        if text.contains(";") {
-            let parts = text.split(separator: ";").compactMap { parse(String($0)) }
+        // Split on the scalar, not the Character: a ";" followed by a combining mark, or preceded by a prepending
+        // one (U+0600…), is part of a larger grapheme, so a Character split would keep it and recurse forever.
+        if text.unicodeScalars.contains(";") {
+            let parts = text.unicodeScalars.split(separator: ";").compactMap {
+                parse(String(String.UnicodeScalarView($0)))
+            }
             guard !parts.isEmpty else { return nil }
             let numbers = parts.compactMap(\.kph)
             if let m = numbers.min() { return .kph(m) }

@@ -48,6 +48,18 @@ import Testing
         }
     }
 
+    /// Found by the `osm-values` fuzz target (Fuzz/Regressions/osm-values): a ";" glued into a larger grapheme
+    /// (U+0601 prepends to the next character, U+0301 combines with the previous one) made the parser recurse until
+    /// the stack overflowed, because it tested for ";" by scalar and split by Character.
+    @Test func semicolonsInsideGraphemesDoNotRecurseForever() {
+        let crash: [UInt8] = [0x2b, 0x3b, 0x00, 0x3b, 0x2b, 0x3b, 0x00, 0x3b, 0x3b, 0xeb, 0x3b, 0x40, 0x3b, 0xce, 0x3b,
+                              0x44, 0x45, 0x3a, 0x3b, 0xd8, 0x81, 0x3b, 0x3c, 0x3b, 0x00, 0x00, 0x00, 0x23, 0x2c, 0x2b, 0x3b,
+                              0x00, 0x3b, 0xff, 0x00, 0x3b, 0x3c]
+        #expect(MaxspeedParser.parse(String(decoding: crash, as: UTF8.self)) == nil)
+        #expect(MaxspeedParser.parse("50;\u{0601};30") == .kph(30))
+        #expect(MaxspeedParser.parse("60;\u{0301}80") == .kph(60))
+    }
+
     @Test func zoneCountryPrefix() {
         #expect(ZoneSpeedLimits.country(ofZone: "FI:urban") == "FI")
         #expect(ZoneSpeedLimits.country(ofZone: "sign") == nil)
