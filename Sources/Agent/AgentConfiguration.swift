@@ -41,6 +41,8 @@ public struct AgentConfiguration: Sendable, CustomStringConvertible {
     public var metricsIntervalSeconds: Double = 10
     /// Input bounds (payload size, fix age and lead).
     public var limits = InputLimits()
+    /// Inbox bounds and rates: queued inputs per vehicle, fixes per second, errors per second.
+    public var inbox = InboxLimits()
 
     /// `--vehicle-id '+'`: serve every vehicle under the prefix.
     public var isFleet: Bool { vehicleID == "+" }
@@ -118,6 +120,7 @@ extension AgentConfiguration {
             throw .invalid("idle eviction / metrics interval", "\(idleEvictionSeconds)/\(metricsIntervalSeconds)",
                            "must be positive")
         }
+        try inbox.validate()
         guard (5...65_535).contains(keepAliveSeconds) else {
             throw .invalid("keepalive", String(keepAliveSeconds), "must be 5 to 65535 seconds")
         }

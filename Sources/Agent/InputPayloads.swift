@@ -48,6 +48,9 @@ public struct AgentInputError: Error, Equatable, Sendable, CustomStringConvertib
         /// Not about an input: the outbox was full (a long outage) and dropped older retained state messages; the
         /// message says how many per topic. Events are never shed.
         case outboxShed
+        /// An assignment, command or fleet-wide input refused because the agent's inbox for it was full
+        /// (`InboxLimits`); the message says how many since the last report. Raw fixes are coalesced instead.
+        case inboxFull
     }
 
     public init(_ code: Code, _ message: String) {
