@@ -93,8 +93,10 @@ extension AgentRuntime {
         case .destinations:
             out = session.receiveDestinations(message.payload, topic: topic, now: now)
         case .location:
+            let thinnedBefore = session.fixesThinned
             out = session.receiveLocation(message.payload, topic: topic, now: now)
             metrics.fixes += 1
+            metrics.fixesThinned += session.fixesThinned - thinnedBefore
         case .command:
             out = session.receiveCommand(message.payload, topic: topic, now: now)
             if session.simulator != nil { simulating.insert(vehicleID) } else { simulating.remove(vehicleID) }
@@ -177,7 +179,7 @@ extension AgentRuntime {
         }
         let session = VehicleSession(vehicleID: vehicleID, map: map, limits: configuration.limits, restored: restored,
                                      store: journal, errorIntervalSeconds: configuration.inbox.errorIntervalSeconds,
-                                     now: now)
+                                     minimumFixSpacingSeconds: configuration.inbox.minimumFixSpacingSeconds, now: now)
         sessions[vehicleID] = session
         vehicleTopics[vehicleID] = tree
         metrics.vehiclesCreated += 1
@@ -385,6 +387,8 @@ final class AgentMetrics {
     /// Errors the error limit held back (counted when their summary is published).
     var errorsSuppressed = 0
     var fixes = 0
+    /// Fixes skipped by `InboxLimits.minimumFixSpacingSeconds`.
+    var fixesThinned = 0
     var vehiclesCreated = 0
     var vehiclesEvicted = 0
     private var latencies: [UInt64] = []
@@ -415,7 +419,7 @@ final class AgentMetrics {
         lastSnapshot = (now, fixes)
         return [
             ("messagesIn", .int(Int64(messagesIn))), ("messagesOut", .int(Int64(messagesOut))),
-            ("errors", .int(Int64(errors))), ("fixes", .int(Int64(fixes))),
+            ("errors", .int(Int64(errors))), ("fixes", .int(Int64(fixes))), ("fixesThinned", .int(Int64(fixesThinned))),
             ("fixesPerSecond", .number(rate, digits: 1)), ("outboxDepth", .int(Int64(outboxDepth))),
             ("processingLatencyMs", .object([("p50", percentile(0.5)), ("p99", percentile(0.99)),
                                              ("samples", .int(Int64(sorted.count)))])),

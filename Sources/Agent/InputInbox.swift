@@ -5,20 +5,26 @@ import Synchronization
 /// How much unprocessed input the agent keeps, and how fast one vehicle may feed it. Defaults documented per field;
 /// topics.md ("Bounds") lists them.
 public struct InboxLimits: Sendable, Equatable {
-    /// Raw fixes per second per vehicle handed to its navigator. Beyond this rate fixes are coalesced: the vehicle's
-    /// newest fix waits (replacing any older waiting one) until the rate allows it. Default 25 (a 10 Hz receiver has
-    /// room; the simulator's fastest `fixIntervalSeconds` of 0.05 s is 20 Hz).
-    public var maximumFixesPerSecond: Double = 25
-    /// Fixes a vehicle may send back to back after a quiet spell, before the rate applies (token bucket depth).
-    /// Default 25.
-    public var fixBurst: Int = 25
-    /// Unprocessed raw fixes kept per vehicle while the agent is busy; when a newer one arrives the oldest is dropped
-    /// (a stale fix is useless). Default 8.
-    public var maximumQueuedFixesPerVehicle: Int = 8
-    /// Unprocessed assignments and commands kept per vehicle. They are never coalesced: one more is refused with
+    /// Raw fixes closer than this in *fix time* to the last one a vehicle's navigator handled are skipped (counted in
+    /// `agent/metrics` as `fixesThinned`): at most 25 fixes per second of the vehicle's own clock. A device uploading
+    /// its backlog (fixes a second apart, sent as fast as the link goes) loses nothing; a flood of fixes microseconds
+    /// apart costs a JSON decode each, not a map match. Default 0.04 s.
+    public var minimumFixSpacingSeconds: Double = 0.04
+    /// Raw fixes per second per vehicle, by arrival, that are queued at all; beyond this rate (after a burst of
+    /// `fixArrivalBurst`) fixes are coalesced: the newest one waits, replacing any older waiting one, until the rate
+    /// allows it. Bounds the decoding work one flooding vehicle causes. Default 1,000.
+    public var maximumFixArrivalsPerSecond: Double = 1_000
+    /// Fixes a vehicle may send back to back before the arrival rate applies (token bucket depth). Default 2,000.
+    public var fixArrivalBurst: Int = 2_000
+    /// Unhandled raw fixes kept per vehicle while the agent is busy; beyond, the oldest is dropped. Default 1,000.
+    public var maximumQueuedFixesPerVehicle: Int = 1_000
+    /// Unhandled raw fixes kept for all vehicles together; beyond, the oldest of the arriving fix's vehicle is dropped
+    /// (or the arriving fix, when its vehicle has none waiting). Default 100,000 (about 15 MB of typical payloads).
+    public var maximumQueuedFixes: Int = 100_000
+    /// Unhandled assignments and commands kept per vehicle. They are never coalesced: one more is refused with
     /// `inboxFull` on `agent/error`. Default 64.
     public var maximumQueuedControlInputsPerVehicle: Int = 64
-    /// Unprocessed fleet-wide inputs (traffic, places, messages on unknown topics) kept; one more is refused with
+    /// Unhandled fleet-wide inputs (traffic, places, messages on unknown topics) kept; one more is refused with
     /// `inboxFull`. Default 10,000 (a broker replays every retained place at connect).
     public var maximumQueuedFleetInputs: Int = 10_000
     /// At most one `agent/error` per vehicle, code and input topic in this many seconds; further ones are counted
@@ -28,7 +34,8 @@ public struct InboxLimits: Sendable, Equatable {
     public init() {}
 
     func validate() throws(AgentConfigurationError) {
-        guard maximumFixesPerSecond > 0, maximumFixesPerSecond.isFinite, fixBurst >= 1, maximumQueuedFixesPerVehicle >= 1,
+        guard minimumFixSpacingSeconds >= 0, maximumFixArrivalsPerSecond > 0, maximumFixArrivalsPerSecond.isFinite,
+              fixArrivalBurst >= 1, maximumQueuedFixesPerVehicle >= 1, maximumQueuedFixes >= 1,
               maximumQueuedControlInputsPerVehicle >= 1, maximumQueuedFleetInputs >= 1, errorIntervalSeconds >= 0
         else {
             throw .invalid("inbox limits", "\(self)", "rates, bursts and queue lengths must be positive")
@@ -58,6 +65,30 @@ struct InboxEntry: Sendable {
     let receivedAtNanoseconds: UInt64
 }
 
+/// A FIFO with O(1) removal at both ends of interest (take from the head, drop the oldest).
+private struct EntryQueue {
+    private var entries: [(order: UInt64, entry: InboxEntry)] = []
+    private var head = 0
+    var count: Int { entries.count - head }
+    var isEmpty: Bool { head == entries.count }
+    var firstOrder: UInt64? { isEmpty ? nil : entries[head].order }
+
+    mutating func append(_ entry: InboxEntry, order: UInt64) { entries.append((order, entry)) }
+
+    mutating func removeFirst() -> InboxEntry {
+        let entry = entries[head].entry
+        head += 1
+        if head == entries.count {
+            entries.removeAll(keepingCapacity: entries.count < 256)
+            head = 0
+        } else if head > 512, head * 2 > entries.count {
+            entries.removeFirst(head)
+            head = 0
+        }
+        return entry
+    }
+}
+
 /// An input refused because its queue was full, to be answered on `agent/error` (the network thread cannot publish
 /// there itself without breaking the per-vehicle order).
 struct InboxRefusal: Sendable, Equatable {
@@ -83,11 +114,10 @@ struct InboxCounters: Sendable, Equatable {
 
 /// The bounded inbox between the MQTT network thread and the agent's queue.
 ///
-/// The network thread only classifies the topic and calls `put` (a lock, an append, never the navigator), so it is
-/// free to send PUBACKs and outputs however large an inbound burst is. The agent's queue `take`s batches. Bounds:
-/// per vehicle at most `maximumQueuedFixesPerVehicle` fixes (oldest dropped) plus one fix held back by the rate limit,
-/// and `maximumQueuedControlInputsPerVehicle` assignments and commands; fleet-wide inputs share one queue of
-/// `maximumQueuedFleetInputs`. Memory is bounded by vehicles × those numbers × 64 KiB payloads at worst.
+/// The network thread only classifies the topic and calls `put` (a lock and an append, never the navigator), so it is
+/// free to send PUBACKs and outputs however large an inbound burst is. The agent's queue `take`s batches. Bounds are
+/// `InboxLimits`: raw fixes per vehicle and in total (oldest dropped), one fix held back by the arrival rate limit per
+/// vehicle, assignments and commands per vehicle and fleet-wide inputs (refused beyond, reported with `inboxFull`).
 ///
 /// Order: each vehicle's inputs are handed out in arrival order (a fix held back by the rate limit is handed out
 /// when the rate allows, after anything that arrived meanwhile); vehicles take turns; fleet-wide inputs go first.
@@ -95,6 +125,8 @@ struct InboxCounters: Sendable, Equatable {
 final class InputInbox: Sendable {
     let limits: InboxLimits
     private let state: Mutex<State>
+    /// Entries one vehicle hands out before the next vehicle's turn.
+    static let entriesPerTurn = 16
 
     init(limits: InboxLimits) {
         self.limits = limits
@@ -102,16 +134,26 @@ final class InputInbox: Sendable {
     }
 
     private struct VehicleQueue {
-        var entries: [InboxEntry] = []
-        var queuedFixes = 0
-        var queuedControl = 0
-        /// The newest fix over the rate limit, waiting for a token.
+        var fixes = EntryQueue()
+        var control = EntryQueue()
+        /// The newest fix over the arrival rate, waiting for a token.
         var held: InboxEntry?
-        /// Token bucket: fixes allowed now, refilled at `maximumFixesPerSecond`.
+        /// Token bucket: fixes allowed now, refilled at `maximumFixArrivalsPerSecond`.
         var tokens: Double
         var refilledAtNanoseconds: UInt64
         /// True while the vehicle id is in `State.ready`.
         var isReady = false
+        var isEmpty: Bool { fixes.isEmpty && control.isEmpty }
+
+        /// The older of the two queue heads.
+        mutating func removeFirst() -> InboxEntry? {
+            switch (fixes.firstOrder, control.firstOrder) {
+            case (let f?, let c?): return f < c ? fixes.removeFirst() : control.removeFirst()
+            case (_?, nil): return fixes.removeFirst()
+            case (nil, _?): return control.removeFirst()
+            case (nil, nil): return nil
+            }
+        }
     }
 
     private struct State {
@@ -121,10 +163,11 @@ final class InputInbox: Sendable {
         var readyHead = 0
         /// Vehicles with a held fix.
         var holding: Set<String> = []
-        var fleet: [InboxEntry] = []
-        var fleetHead = 0
+        var fleet = EntryQueue()
         var refusals: [String: (target: InputTarget, count: Int, excerpt: [UInt8])] = [:]
         var counters = InboxCounters()
+        var queuedFixes = 0
+        var nextOrder: UInt64 = 0
         /// True from the first `put` into an empty inbox until a `take` finds it empty: the caller schedules one drain.
         var drainScheduled = false
         var lastSweepNanoseconds: UInt64 = 0
@@ -137,10 +180,11 @@ final class InputInbox: Sendable {
             case .vehicle(let vehicleID, let input):
                 put(entry, vehicleID: vehicleID, input: input, state: &state)
             case .traffic, .place, .unknown:
-                if state.fleet.count - state.fleetHead >= limits.maximumQueuedFleetInputs {
+                if state.fleet.count >= limits.maximumQueuedFleetInputs {
                     refuse(entry, state: &state)
                 } else {
-                    state.fleet.append(entry)
+                    state.fleet.append(entry, order: state.nextOrder)
+                    state.nextOrder += 1
                     state.counters.depth += 1
                 }
             }
@@ -151,15 +195,15 @@ final class InputInbox: Sendable {
     private func put(_ entry: InboxEntry, vehicleID: String, input: VehicleInput, state: inout State) {
         let now = entry.receivedAtNanoseconds
         var queue = state.vehicles[vehicleID]
-            ?? VehicleQueue(tokens: Double(limits.fixBurst), refilledAtNanoseconds: now)
+            ?? VehicleQueue(tokens: Double(limits.fixArrivalBurst), refilledAtNanoseconds: now)
         defer { state.vehicles[vehicleID] = queue }
         if input != .location {
-            guard queue.queuedControl < limits.maximumQueuedControlInputsPerVehicle else {
+            guard queue.control.count < limits.maximumQueuedControlInputsPerVehicle else {
                 refuse(entry, state: &state)
                 return
             }
-            queue.entries.append(entry)
-            queue.queuedControl += 1
+            queue.control.append(entry, order: state.nextOrder)
+            state.nextOrder += 1
             state.counters.depth += 1
             markReady(vehicleID, &queue, &state)
             return
@@ -181,28 +225,24 @@ final class InputInbox: Sendable {
     }
 
     private func appendFix(_ entry: InboxEntry, vehicleID: String, _ queue: inout VehicleQueue, _ state: inout State) {
-        if queue.queuedFixes >= limits.maximumQueuedFixesPerVehicle,
-           let oldest = queue.entries.firstIndex(where: { Self.isFix($0) }) {
-            queue.entries.remove(at: oldest)
-            queue.queuedFixes -= 1
-            state.counters.depth -= 1
+        if queue.fixes.count >= limits.maximumQueuedFixesPerVehicle || state.queuedFixes >= limits.maximumQueuedFixes {
             state.counters.fixesDroppedBacklog += 1
+            guard !queue.fixes.isEmpty else { return }  // nothing of its own to give up: the arriving fix goes
+            _ = queue.fixes.removeFirst()
+            state.queuedFixes -= 1
+            state.counters.depth -= 1
         }
-        queue.entries.append(entry)
-        queue.queuedFixes += 1
+        queue.fixes.append(entry, order: state.nextOrder)
+        state.nextOrder += 1
+        state.queuedFixes += 1
         state.counters.depth += 1
         markReady(vehicleID, &queue, &state)
-    }
-
-    private static func isFix(_ entry: InboxEntry) -> Bool {
-        if case .vehicle(_, .location) = entry.target { return true }
-        return false
     }
 
     private func refill(_ queue: inout VehicleQueue, now: UInt64) {
         guard now > queue.refilledAtNanoseconds else { return }
         let elapsed = Double(now - queue.refilledAtNanoseconds) / 1e9
-        queue.tokens = min(Double(limits.fixBurst), queue.tokens + elapsed * limits.maximumFixesPerSecond)
+        queue.tokens = min(Double(limits.fixArrivalBurst), queue.tokens + elapsed * limits.maximumFixArrivalsPerSecond)
         queue.refilledAtNanoseconds = now
     }
 
@@ -222,9 +262,9 @@ final class InputInbox: Sendable {
     }
 
     private func scheduleIfNeeded(_ state: inout State) -> Bool {
-        guard !state.drainScheduled, state.counters.depth > 0 || !state.refusals.isEmpty else { return false }
+        guard !state.drainScheduled else { return false }
         // Held fixes alone are released by `releaseHeld`, not by a drain.
-        let hasWork = state.readyHead < state.ready.count || state.fleetHead < state.fleet.count || !state.refusals.isEmpty
+        let hasWork = state.readyHead < state.ready.count || !state.fleet.isEmpty || !state.refusals.isEmpty
         guard hasWork else { return false }
         state.drainScheduled = true
         return true
@@ -251,7 +291,7 @@ final class InputInbox: Sendable {
             }
             if now > state.lastSweepNanoseconds + 10_000_000_000 {
                 state.lastSweepNanoseconds = now
-                let fullAfterNanoseconds = UInt64(Double(limits.fixBurst) / limits.maximumFixesPerSecond * 1e9)
+                let fullAfterNanoseconds = UInt64(Double(limits.fixArrivalBurst) / limits.maximumFixArrivalsPerSecond * 1e9)
                 state.vehicles = state.vehicles.filter { _, queue in
                     queue.isReady || queue.held != nil || now < queue.refilledAtNanoseconds + fullAfterNanoseconds
                 }
@@ -277,13 +317,8 @@ final class InputInbox: Sendable {
                 InboxRefusal(target: refusal.target, topic: topic, count: refusal.count, payloadExcerpt: refusal.excerpt)
             }.sorted { $0.topic < $1.topic }
             state.refusals = [:]
-            while batch.entries.count < maximum, state.fleetHead < state.fleet.count {
-                batch.entries.append(state.fleet[state.fleetHead])
-                state.fleetHead += 1
-            }
-            if state.fleetHead == state.fleet.count {
-                state.fleet.removeAll(keepingCapacity: state.fleet.count < 1024)
-                state.fleetHead = 0
+            while batch.entries.count < maximum, !state.fleet.isEmpty {
+                batch.entries.append(state.fleet.removeFirst())
             }
             while batch.entries.count < maximum, state.readyHead < state.ready.count {
                 let vehicleID = state.ready[state.readyHead]
@@ -291,15 +326,19 @@ final class InputInbox: Sendable {
                     state.readyHead += 1
                     continue
                 }
-                let count = min(queue.entries.count, maximum - batch.entries.count)
-                for entry in queue.entries.prefix(count) {
-                    if Self.isFix(entry) { queue.queuedFixes -= 1 } else { queue.queuedControl -= 1 }
+                var turn = 0
+                while turn < Self.entriesPerTurn, batch.entries.count < maximum, let entry = queue.removeFirst() {
+                    if case .vehicle(_, .location) = entry.target { state.queuedFixes -= 1 }
+                    batch.entries.append(entry)
+                    turn += 1
                 }
-                batch.entries += queue.entries.prefix(count)
-                queue.entries.removeFirst(count)
-                if queue.entries.isEmpty {
+                if queue.isEmpty {
                     queue.isReady = false
                     state.readyHead += 1
+                } else if turn == Self.entriesPerTurn {
+                    // Its turn is over: to the back of the line, so a flooding vehicle cannot hold up the others.
+                    state.readyHead += 1
+                    state.ready.append(vehicleID)
                 }
                 state.vehicles[vehicleID] = queue
             }

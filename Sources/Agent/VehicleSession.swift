@@ -153,12 +153,19 @@ public final class VehicleSession {
     private var simulatorClock: Date?
     public private(set) var lastActivity: Date
     private var errorThrottle: ErrorThrottle
+    private let minimumFixSpacingSeconds: Double
+    /// Valid fixes skipped because they came closer than `minimumFixSpacingSeconds` after the last handled one.
+    public private(set) var fixesThinned = 0
 
     /// `errorIntervalSeconds`: at most one `agent/error` per code and input topic in this many seconds, the rest
     /// summarised (`InboxLimits.errorIntervalSeconds`); 0, the default, publishes every error (replay, tests).
+    /// `minimumFixSpacingSeconds`: fixes closer than this in fix time to the last handled one are skipped
+    /// (`InboxLimits.minimumFixSpacingSeconds`); 0, the default, handles every fix.
     public init(vehicleID: String, map: NavigationMap, limits: InputLimits = InputLimits(), restored: TripState? = nil,
-                store: TripStateStore? = nil, errorIntervalSeconds: Double = 0, now: Date) {
+                store: TripStateStore? = nil, errorIntervalSeconds: Double = 0, minimumFixSpacingSeconds: Double = 0,
+                now: Date) {
         self.vehicleID = vehicleID
+        self.minimumFixSpacingSeconds = minimumFixSpacingSeconds
         self.errorThrottle = ErrorThrottle(intervalSeconds: errorIntervalSeconds)
         self.map = map
         self.limits = limits
@@ -223,6 +230,10 @@ public final class VehicleSession {
             try checkFreshness(fix, now: now)
         } catch {
             return inputError(error, topic: topic, payload: payload, now: now)
+        }
+        if let last = lastFixTime, fix.timestamp > last, fix.timestamp.timeIntervalSince(last) < minimumFixSpacingSeconds {
+            fixesThinned += 1
+            return []
         }
         return process(fix)
     }

@@ -24,8 +24,8 @@ import Testing
 
     func limits(rate: Double = 1000, burst: Int = 1000, fixes: Int = 8, control: Int = 64, fleet: Int = 100) -> InboxLimits {
         var limits = InboxLimits()
-        limits.maximumFixesPerSecond = rate
-        limits.fixBurst = burst
+        limits.maximumFixArrivalsPerSecond = rate
+        limits.fixArrivalBurst = burst
         limits.maximumQueuedFixesPerVehicle = fixes
         limits.maximumQueuedControlInputsPerVehicle = control
         limits.maximumQueuedFleetInputs = fleet
@@ -106,6 +106,28 @@ import Testing
         }
         #expect(inbox.take(maximum: 100).entries.count == 10)
         #expect(inbox.counters.fixesCoalescedRate == 97)
+    }
+
+    @Test func aVehicleWithALongQueueTakesTurnsWithTheOthers() {
+        let inbox = InputInbox(limits: limits(fixes: 100))
+        for n in 1...40 { _ = inbox.put(fix("a", n, at: UInt64(n))) }
+        _ = inbox.put(fix("b", 1, at: 41))
+        let topics = inbox.take(maximum: 100).entries.map(\.message.topic)
+        #expect(topics.count == 41)
+        #expect(topics.firstIndex(of: "fleet/b/location/raw") == InputInbox.entriesPerTurn)
+    }
+
+    @Test func theTotalOfQueuedFixesIsBoundedToo() {
+        var limits = limits(fixes: 100)
+        limits.maximumQueuedFixes = 3
+        let inbox = InputInbox(limits: limits)
+        _ = inbox.put(fix("a", 1, at: 1))
+        _ = inbox.put(fix("a", 2, at: 2))
+        _ = inbox.put(fix("b", 1, at: 3))
+        _ = inbox.put(fix("c", 1, at: 4))  // c has nothing queued to give up: its fix goes
+        _ = inbox.put(fix("a", 3, at: 5))  // a gives up its oldest
+        #expect(inbox.counters.fixesDroppedBacklog == 2)
+        #expect(texts(inbox.take(maximum: 100).entries) == ["fix 2", "fix 3", "fix 1"])
     }
 
     @Test func theRateIsPerVehicle() {
