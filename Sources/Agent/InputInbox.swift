@@ -221,6 +221,13 @@ final class InputInbox: Sendable {
             return
         }
         queue.tokens -= 1
+        if queue.held != nil {
+            // The held fix is older than this one: releasing it later would hand the navigator an out-of-order fix.
+            queue.held = nil
+            state.holding.remove(vehicleID)
+            state.counters.fixesCoalescedRate += 1
+            state.counters.depth -= 1
+        }
         appendFix(entry, vehicleID: vehicleID, &queue, &state)
     }
 

@@ -130,6 +130,17 @@ import Testing
         #expect(texts(inbox.take(maximum: 100).entries) == ["fix 2", "fix 3", "fix 1"])
     }
 
+    @Test func aFixLetThroughByAFreshTokenReplacesTheOlderHeldOne() {
+        let inbox = InputInbox(limits: limits(rate: 10, burst: 1))
+        _ = inbox.put(fix("a", 1, at: 1))
+        _ = inbox.put(fix("a", 2, at: 2))  // over the rate: held
+        _ = inbox.put(fix("a", 3, at: 2 + 150_000_000))  // a token again: goes straight in, and fix 2 is stale now
+        _ = inbox.releaseHeld(now: 2 + 400_000_000)  // nothing is held any more
+        #expect(texts(inbox.take(maximum: 100).entries) == ["fix 1", "fix 3"], "never fix 2 after fix 3")
+        #expect(inbox.counters.fixesCoalescedRate == 1)
+        #expect(inbox.counters.depth == 0)
+    }
+
     @Test func theRateIsPerVehicle() {
         let inbox = InputInbox(limits: limits(rate: 1, burst: 1))
         _ = inbox.put(fix("a", 1, at: 1))
