@@ -61,8 +61,12 @@ extension AgentRuntime {
         let batch = inbox.take(maximum: Self.drainBatchSize)
         if batch.isEmpty { return }
         let now = Date()
+        // One wake-up of the network thread for the batch's outputs, not one per output.
+        deferringNetworkWake = true
         for refusal in batch.refusals { report(refusal, now: now) }
         for entry in batch.entries { handle(entry, now: now) }
+        deferringNetworkWake = false
+        client.wakeNetworkThread()
         queue.async { [self] in drainInbox() }
     }
 
@@ -244,7 +248,8 @@ extension AgentRuntime {
     /// True when the outbox took the message or refused it for good (logged); false when it may take it later.
     private func offerToOutbox(_ message: PublishBacklog.Message) -> Bool {
         do {
-            try client.publish(topic: message.topic, payload: message.payload, retain: message.retain, kind: message.kind)
+            try client.publish(topic: message.topic, payload: message.payload, retain: message.retain, kind: message.kind,
+                               wakeNetworkThread: !deferringNetworkWake)
             metrics.messagesOut += 1
             if !reportingShed, let report = shedLedger.take(now: Date()) {
                 reportingShed = true

@@ -37,6 +37,8 @@ public final class AgentRuntime: @unchecked Sendable {
     /// Outputs the outbox refused, waiting for room (in memory).
     var backlog = PublishBacklog()
     var retryingBacklog = false
+    /// True while a drain batch runs: its outputs wake the network thread once, at the end.
+    var deferringNetworkWake = false
 
     /// Opens the outbox in the state directory and prepares the client; connects on `start()`.
     public init(configuration: AgentConfiguration, logger: Logger, map: NavigationMap? = nil, now: Date = Date()) throws {
