@@ -65,18 +65,17 @@ struct InboxEntry: Sendable {
     let receivedAtNanoseconds: UInt64
 }
 
-/// A FIFO with O(1) removal at both ends of interest (take from the head, drop the oldest).
+/// A FIFO whose head is removed in O(1) (to hand out, or to drop the oldest).
 private struct EntryQueue {
-    private var entries: [(order: UInt64, entry: InboxEntry)] = []
+    private var entries: [InboxEntry] = []
     private var head = 0
     var count: Int { entries.count - head }
     var isEmpty: Bool { head == entries.count }
-    var firstOrder: UInt64? { isEmpty ? nil : entries[head].order }
 
-    mutating func append(_ entry: InboxEntry, order: UInt64) { entries.append((order, entry)) }
+    mutating func append(_ entry: InboxEntry) { entries.append(entry) }
 
     mutating func removeFirst() -> InboxEntry {
-        let entry = entries[head].entry
+        let entry = entries[head]
         head += 1
         if head == entries.count {
             entries.removeAll(keepingCapacity: entries.count < 256)
@@ -89,8 +88,8 @@ private struct EntryQueue {
     }
 }
 
-/// An input refused because its queue was full, to be answered on `agent/error` (the network thread cannot publish
-/// there itself without breaking the per-vehicle order).
+/// An input refused because its queue was full, to be answered on `agent/error` by the agent's queue (only it
+/// publishes for a vehicle, so that vehicle's `seq` stays in order).
 struct InboxRefusal: Sendable, Equatable {
     let target: InputTarget
     let topic: String
@@ -119,8 +118,8 @@ struct InboxCounters: Sendable, Equatable {
 /// `InboxLimits`: raw fixes per vehicle and in total (oldest dropped), one fix held back by the arrival rate limit per
 /// vehicle, assignments and commands per vehicle and fleet-wide inputs (refused beyond, reported with `inboxFull`).
 ///
-/// Order: each vehicle's inputs are handed out in arrival order (a fix held back by the rate limit is handed out
-/// when the rate allows, after anything that arrived meanwhile); vehicles take turns; fleet-wide inputs go first.
+/// Order: fleet-wide inputs first; then vehicles take turns; within a vehicle, waiting assignments and commands go
+/// before waiting fixes, each kind in arrival order (a fix held back by the rate limit joins when the rate allows).
 /// All times are monotonic nanoseconds passed in by the caller, so tests drive the clock.
 final class InputInbox: Sendable {
     let limits: InboxLimits
@@ -145,14 +144,12 @@ final class InputInbox: Sendable {
         var isReady = false
         var isEmpty: Bool { fixes.isEmpty && control.isEmpty }
 
-        /// The older of the two queue heads.
+        /// Assignments and commands first: they are rare and someone waits for them, while the fixes ahead of them are
+        /// only samples of where the vehicle was (a burst may have queued a thousand).
         mutating func removeFirst() -> InboxEntry? {
-            switch (fixes.firstOrder, control.firstOrder) {
-            case (let f?, let c?): return f < c ? fixes.removeFirst() : control.removeFirst()
-            case (_?, nil): return fixes.removeFirst()
-            case (nil, _?): return control.removeFirst()
-            case (nil, nil): return nil
-            }
+            if !control.isEmpty { return control.removeFirst() }
+            if !fixes.isEmpty { return fixes.removeFirst() }
+            return nil
         }
     }
 
@@ -167,7 +164,6 @@ final class InputInbox: Sendable {
         var refusals: [String: (target: InputTarget, count: Int, excerpt: [UInt8])] = [:]
         var counters = InboxCounters()
         var queuedFixes = 0
-        var nextOrder: UInt64 = 0
         /// True from the first `put` into an empty inbox until a `take` finds it empty: the caller schedules one drain.
         var drainScheduled = false
         var lastSweepNanoseconds: UInt64 = 0
@@ -183,8 +179,7 @@ final class InputInbox: Sendable {
                 if state.fleet.count >= limits.maximumQueuedFleetInputs {
                     refuse(entry, state: &state)
                 } else {
-                    state.fleet.append(entry, order: state.nextOrder)
-                    state.nextOrder += 1
+                    state.fleet.append(entry)
                     state.counters.depth += 1
                 }
             }
@@ -202,8 +197,7 @@ final class InputInbox: Sendable {
                 refuse(entry, state: &state)
                 return
             }
-            queue.control.append(entry, order: state.nextOrder)
-            state.nextOrder += 1
+            queue.control.append(entry)
             state.counters.depth += 1
             markReady(vehicleID, &queue, &state)
             return
@@ -239,8 +233,7 @@ final class InputInbox: Sendable {
             state.queuedFixes -= 1
             state.counters.depth -= 1
         }
-        queue.fixes.append(entry, order: state.nextOrder)
-        state.nextOrder += 1
+        queue.fixes.append(entry)
         state.queuedFixes += 1
         state.counters.depth += 1
         markReady(vehicleID, &queue, &state)
