@@ -89,4 +89,31 @@ import Testing
             check(text)
         }
     }
+
+    @Test func mutatedPayloadsNeverDisagreeWithJSONSerialization() {
+        var random = SeededGenerator(seed: 7)
+        let seeds = [
+            #"{"lat":60.1665,"lon":24.9446,"timestamp":"2026-11-30T08:15:02.250Z","speed":1.5,"ok":true,"x":null}"#,
+            #"{"_type":"location","tst":1700000000,"vel":36,"acc":5}"#,
+        ].map { Array($0.utf8) }
+        let alphabet = Array(#"{}[]":,-+.eE0123456789tfnul"\ "#.utf8) + [0x00, 0x0A, 0xC3, 0xFF]
+        var accepted = 0
+        for round in 0..<5000 {
+            var bytes = seeds[round % seeds.count]
+            for _ in 0..<Int.random(in: 1...3, using: &random) {
+                let index = Int.random(in: 0..<bytes.count, using: &random)
+                switch Int.random(in: 0..<3, using: &random) {
+                case 0: bytes[index] = alphabet.randomElement(using: &random)!
+                case 1: bytes.insert(alphabet.randomElement(using: &random)!, at: index)
+                default: if bytes.count > 1 { bytes.remove(at: index) }
+                }
+            }
+            guard FlatJSONObject.parse(bytes) != nil else { continue }
+            accepted += 1
+            #expect((try? JSONSerialization.jsonObject(with: Data(bytes))) is [String: Any],
+                    "accepted what JSONSerialization refuses: \(String(decoding: bytes, as: UTF8.self))")
+            check(String(decoding: bytes, as: UTF8.self))
+        }
+        #expect(accepted > 100, "the mutations should leave many payloads valid")
+    }
 }
