@@ -60,11 +60,10 @@ extension AgentRuntime {
     func drainInbox() {
         let batch = inbox.take(maximum: Self.drainBatchSize)
         if batch.isEmpty { return }
-        let now = Date()
         // One wake-up of the network thread for the batch's outputs, not one per output.
         deferringNetworkWake = true
-        for refusal in batch.refusals { report(refusal, now: now) }
-        for entry in batch.entries { handle(entry, now: now) }
+        for refusal in batch.refusals { report(refusal, now: Date()) }
+        for entry in batch.entries { handle(entry, now: Date()) }
         deferringNetworkWake = false
         client.wakeNetworkThread()
         queue.async { [self] in drainInbox() }
