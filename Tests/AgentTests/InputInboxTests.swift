@@ -197,3 +197,34 @@ import Testing
         #expect(!throttle.hasSuppressed)
     }
 }
+
+/// The inbox and backlog counters reach `agent/metrics` under the names topics.md documents.
+@Suite struct InboxMetricsTests {
+    @Test func metricsCarryTheInboxBacklogAndErrorLimitCounters() throws {
+        let metrics = AgentMetrics()
+        metrics.fixesThinned = 3
+        metrics.errorsSuppressed = 7
+        var counters = InboxCounters()
+        counters.fixesDroppedBacklog = 1
+        counters.fixesCoalescedRate = 2
+        counters.inputsRefused = 4
+        counters.depth = 5
+        var backlog = PublishBacklog(maximumMessages: 1)
+        _ = backlog.hold(PublishBacklog.Message(topic: "v/nav/arrival", payload: [], retain: true, kind: .event, isError: false))
+        _ = backlog.hold(PublishBacklog.Message(topic: "v/nav/route", payload: [], retain: true, kind: .event, isError: false))
+        let body = JSONValue.object(metrics.snapshot(now: Date(), outboxDepth: 0, vehicles: 1, inbox: counters, backlog: backlog))
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(body.text.utf8)) as? [String: Any])
+        #expect(json["fixesThinned"] as? Int == 3)
+        #expect(json["errorsSuppressed"] as? Int == 7)
+        let inbox = try #require(json["inbox"] as? [String: Any])
+        #expect(inbox["depth"] as? Int == 5)
+        #expect(inbox["fixesDroppedBacklog"] as? Int == 1)
+        #expect(inbox["fixesCoalescedRate"] as? Int == 2)
+        #expect(inbox["inputsRefused"] as? Int == 4)
+        let held = try #require(json["backlog"] as? [String: Any])
+        #expect(held["depth"] as? Int == 1)
+        #expect(held["held"] as? Int == 2)
+        #expect(held["eventsLost"] as? Int == 1)
+        #expect(held["errorsDropped"] as? Int == 0)
+    }
+}
