@@ -59,6 +59,22 @@ func processStats(_ pid: Int32) -> (rssMB: Double, cpuSeconds: Double) {
     return (rss, cpu)
 }
 
+/// CPU seconds per thread of a process (by thread name), from /proc/PID/task.
+func threadCPUSeconds(_ pid: Int32) -> [String: Double] {
+    var result: [String: Double] = [:]
+    let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+    for task in tasks {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/stat", encoding: .utf8),
+              let open = stat.firstIndex(of: "("), let close = stat.lastIndex(of: ")") else { continue }
+        let name = String(stat[stat.index(after: open)..<close])
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        if fields.count > 13, let u = Double(fields[11]), let s = Double(fields[12]) {
+            result[name, default: 0] += (u + s) / Double(sysconf(Int32(_SC_CLK_TCK)))
+        }
+    }
+    return result
+}
+
 /// What the subscriber saw: receive time per key.
 final class Arrivals: Sendable {
     let received = Mutex<[String: UInt64]>([:])
@@ -231,6 +247,7 @@ func fleet(_ o: Options) throws {
     try pub.start()
     Thread.sleep(forTimeInterval: 1)
     let baseline = processStats(agentPID)
+    let threadsBefore = threadCPUSeconds(agentPID)
 
     var sent: [String: UInt64] = [:]
     var publisherDropped = 0
@@ -270,6 +287,7 @@ func fleet(_ o: Options) throws {
     let endStats = processStats(agentPID)
     Thread.sleep(forTimeInterval: 11)
     let settled = processStats(agentPID)
+    let threadsAfter = threadCPUSeconds(agentPID)
     stop([pub, sub])
 
     let received = arrivals.received.withLock { $0 }
@@ -294,6 +312,16 @@ func fleet(_ o: Options) throws {
     if let m = lastMetrics {
         print("agent metrics: fixes \(m["fixes"] ?? "-"), fixesPerSecond \(m["fixesPerSecond"] ?? "-"), vehicles \(m["vehicles"] ?? "-"), "
             + "processingLatencyMs \(m["processingLatencyMs"] ?? "-"), outboxDepth \(m["outboxDepth"] ?? "-")")
+    }
+    if let last = fixCounts.last, last.1 > 0 {
+        // Whole run, warm-up and the drain after the load included: CPU per fix the agent took from its inbox.
+        let fixes = Double(last.1)
+        let total = settled.cpuSeconds - baseline.cpuSeconds
+        let split = threadsAfter.map { name, seconds in (name, seconds - (threadsBefore[name] ?? 0)) }
+            .filter { $0.1 > 0.05 }.sorted { $0.1 > $1.1 }
+            .map { "\($0.0) " + String(format: "%.0f µs", $0.1 / fixes * 1e6) }.joined(separator: ", ")
+        print(String(format: "agent CPU per fix handled: %.0f µs (%.1f s CPU, %.0f fixes; ", total / fixes * 1e6, total, fixes)
+            + "by thread: \(split))")
     }
     print(String(format: "watched vehicle v0: fix → snapped p50 %.2f ms p99 %.2f ms (%d of %d)", percentile(lags, 0.5),
                  percentile(lags, 0.99), lags.count, sent.count))

@@ -46,6 +46,8 @@ public struct AgentConfiguration: Sendable, CustomStringConvertible {
     /// never shed. Defaults 10,000 messages and 16 MiB.
     public var outboxMaxMessages: Int = 10_000
     public var outboxMaxBytes: Int = 16 << 20
+    /// Inbox bounds and rates: queued inputs per vehicle, fixes per second, errors per second.
+    public var inbox = InboxLimits()
 
     /// `--vehicle-id '+'`: serve every vehicle under the prefix.
     public var isFleet: Bool { vehicleID == "+" }
@@ -127,6 +129,7 @@ extension AgentConfiguration {
             throw .invalid("outbox bounds", "\(outboxMaxMessages) messages / \(outboxMaxBytes) bytes",
                            "need at least 10 messages and 65536 bytes")
         }
+        try inbox.validate()
         guard (5...65_535).contains(keepAliveSeconds) else {
             throw .invalid("keepalive", String(keepAliveSeconds), "must be 5 to 65535 seconds")
         }

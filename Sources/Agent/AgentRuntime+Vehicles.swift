@@ -2,64 +2,89 @@ import Foundation
 import MQTT
 import Navigation
 
-/// Hands messages from the MQTT network thread to the runtime (set once, before the client starts).
+/// Hands messages from the MQTT network thread to the runtime's inbox (set once, before the client starts). The
+/// network thread only classifies the topic and queues the message; the agent's queue does the work, so a burst of
+/// inputs never holds up PUBACKs or outputs.
 final class MessageInbox: @unchecked Sendable {
     weak var runtime: AgentRuntime?
     func deliver(_ message: MQTTMessage) {
         let receivedAt = DispatchTime.now().uptimeNanoseconds
         guard let runtime else { return }
-        // Synchronously: when the queue is idle, dispatch runs the block right here on the network thread, saving
-        // a thread wake-up per fix (a third of the agent's latency); the queue still serialises it with the timers.
-        runtime.queue.sync { runtime.handle(message, receivedAtNanoseconds: receivedAt, now: Date()) }
+        let entry = InboxEntry(target: runtime.router.target(of: message.topic), message: message,
+                               receivedAtNanoseconds: receivedAt)
+        if runtime.inbox.put(entry) {
+            runtime.queue.async { runtime.drainInbox() }
+        }
     }
 }
 
-/// What a vehicle topic carries.
-enum VehicleInput {
-    case destinations, location, command
+/// Which vehicle and input a topic is. Immutable, used on the network thread.
+struct InputRouter: Sendable {
+    let isFleet: Bool
+    let prefix: String
+    let vehicleID: String
+    let topics: TopicTree
+    let locationTopic: String?
+
+    func target(of topic: String) -> InputTarget {
+        if topic == topics.traffic || topic == "\(prefix)/traffic" { return .traffic }
+        let placesPrefix = "\(prefix)/places/"
+        if topic.hasPrefix(placesPrefix) { return .place(String(topic.dropFirst(placesPrefix.count))) }
+        if !isFleet {
+            if topic == topics.destinations { return .vehicle(vehicleID, .destinations) }
+            if topic == (locationTopic ?? topics.rawLocation) { return .vehicle(vehicleID, .location) }
+            if topic == topics.command { return .vehicle(vehicleID, .command) }
+            return .unknown
+        }
+        let vehiclePrefix = prefix + "/"
+        guard topic.hasPrefix(vehiclePrefix) else { return .unknown }
+        let levels = topic.dropFirst(vehiclePrefix.count).split(separator: "/", omittingEmptySubsequences: false)
+        guard levels.count == 3 else { return .unknown }
+        let vehicleID = String(levels[0])
+        switch (levels[1], levels[2]) {
+        case ("nav", "destinations"): return .vehicle(vehicleID, .destinations)
+        case ("location", "raw"): return .vehicle(vehicleID, .location)
+        case ("nav", "command"): return .vehicle(vehicleID, .command)
+        default: return .unknown
+        }
+    }
 }
 
 extension AgentRuntime {
     // MARK: Routing inputs
 
-    /// Which vehicle and input a topic is, or nil when it is not a vehicle input.
-    func classify(_ topic: String) -> (vehicleID: String, input: VehicleInput)? {
-        if !configuration.isFleet {
-            if topic == topics.destinations { return (configuration.vehicleID, .destinations) }
-            if topic == (configuration.locationTopic ?? topics.rawLocation) { return (configuration.vehicleID, .location) }
-            if topic == topics.command { return (configuration.vehicleID, .command) }
-            return nil
-        }
-        let prefix = configuration.topicPrefix + "/"
-        guard topic.hasPrefix(prefix) else { return nil }
-        let levels = topic.dropFirst(prefix.count).split(separator: "/", omittingEmptySubsequences: false)
-        guard levels.count == 3 else { return nil }
-        let vehicleID = String(levels[0])
-        switch (levels[1], levels[2]) {
-        case ("nav", "destinations"): return (vehicleID, .destinations)
-        case ("location", "raw"): return (vehicleID, .location)
-        case ("nav", "command"): return (vehicleID, .command)
-        default: return nil
-        }
+    /// Entries handled per turn on the queue: between turns the timers run.
+    static let drainBatchSize = 64
+
+    /// Handles one batch from the inbox, then comes back for more (after the timers had their turn) until it is empty.
+    func drainInbox() {
+        let batch = inbox.take(maximum: Self.drainBatchSize)
+        if batch.isEmpty { return }
+        // One wake-up of the network thread for the batch's outputs, not one per output.
+        deferringNetworkWake = true
+        for refusal in batch.refusals { report(refusal, now: Date()) }
+        for entry in batch.entries { handle(entry, now: Date()) }
+        deferringNetworkWake = false
+        client.wakeNetworkThread()
+        queue.async { [self] in drainInbox() }
     }
 
     /// One input, on `queue`.
-    func handle(_ message: MQTTMessage, receivedAtNanoseconds: UInt64, now: Date) {
+    func handle(_ entry: InboxEntry, now: Date) {
         metrics.messagesIn += 1
+        let message = entry.message
         let topic = message.topic
-        if topic == topics.traffic || topic == "\(configuration.topicPrefix)/traffic" {
-            handleTraffic(message, now: now)
-            return
-        }
-        let placesPrefix = "\(configuration.topicPrefix)/places/"
-        if topic.hasPrefix(placesPrefix) {
-            handlePlace(id: String(topic.dropFirst(placesPrefix.count)), message, now: now)
-            return
-        }
-        guard let (vehicleID, input) = classify(topic) else {
-            publishAgentError(AgentInputError(.unknownTopic, "the agent does not read \(topic)"), topic: topic,
-                              payload: message.payload, now: now)
-            return
+        let vehicleID: String, input: VehicleInput
+        switch entry.target {
+        case .traffic:
+            return handleTraffic(message, now: now)
+        case .place(let id):
+            return handlePlace(id: id, message, now: now)
+        case .unknown:
+            return publishAgentError(AgentInputError(.unknownTopic, "the agent does not read \(topic)"), topic: topic,
+                                     payload: message.payload, now: now)
+        case .vehicle(let id, let kind):
+            (vehicleID, input) = (id, kind)
         }
         guard let session = session(for: vehicleID, now: now) else {
             publishAgentError(AgentInputError(.noMap, "the agent runs without a map (--map) and cannot navigate"),
@@ -71,15 +96,37 @@ extension AgentRuntime {
         case .destinations:
             out = session.receiveDestinations(message.payload, topic: topic, now: now)
         case .location:
+            let thinnedBefore = session.fixesThinned
             out = session.receiveLocation(message.payload, topic: topic, now: now)
             metrics.fixes += 1
+            metrics.fixesThinned += session.fixesThinned - thinnedBefore
         case .command:
             out = session.receiveCommand(message.payload, topic: topic, now: now)
             if session.simulator != nil { simulating.insert(vehicleID) } else { simulating.remove(vehicleID) }
         }
         publish(out, vehicleID: vehicleID)
+        if session.hasSuppressedErrors { vehiclesWithSuppressedErrors.insert(vehicleID) }
         if input == .location {
-            metrics.recordLatency(nanoseconds: DispatchTime.now().uptimeNanoseconds - receivedAtNanoseconds)
+            metrics.recordLatency(nanoseconds: DispatchTime.now().uptimeNanoseconds - entry.receivedAtNanoseconds)
+        }
+    }
+
+    /// Inputs the inbox refused (its queue was full): one `inboxFull` per topic and report.
+    private func report(_ refusal: InboxRefusal, now: Date) {
+        let bound: String
+        switch refusal.target {
+        case .vehicle: bound = "\(configuration.inbox.maximumQueuedControlInputsPerVehicle) assignments and commands per vehicle"
+        default: bound = "\(configuration.inbox.maximumQueuedFleetInputs) fleet-wide inputs"
+        }
+        let error = AgentInputError(.inboxFull, "\(refusal.count) input(s) refused: the agent's inbox held \(bound) "
+            + "not yet handled")
+        logger.warning("inbox full: inputs refused", [("topic", refusal.topic), ("count", String(refusal.count))])
+        if case .vehicle(let vehicleID, _) = refusal.target, let session = session(for: vehicleID, now: now) {
+            publish(session.inputError(error, topic: refusal.topic, payload: refusal.payloadExcerpt, now: now),
+                    vehicleID: vehicleID)
+            if session.hasSuppressedErrors { vehiclesWithSuppressedErrors.insert(vehicleID) }
+        } else {
+            publishAgentError(error, topic: refusal.topic, payload: refusal.payloadExcerpt, now: now)
         }
     }
 
@@ -134,7 +181,8 @@ extension AgentRuntime {
                          [("vehicleId", vehicleID), ("error", "\(error)")])
         }
         let session = VehicleSession(vehicleID: vehicleID, map: map, limits: configuration.limits, restored: restored,
-                                     store: journal, now: now)
+                                     store: journal, errorIntervalSeconds: configuration.inbox.errorIntervalSeconds,
+                                     minimumFixSpacingSeconds: configuration.inbox.minimumFixSpacingSeconds, now: now)
         sessions[vehicleID] = session
         vehicleTopics[vehicleID] = tree
         metrics.vehiclesCreated += 1
@@ -161,31 +209,96 @@ extension AgentRuntime {
         }
     }
 
+    /// Queues one output in the outbox. When the outbox refuses it (full of events, or a disk error), the output is
+    /// held in the in-memory `backlog`, as is everything after it until the backlog drains (see `PublishBacklog`).
     func publish(topic: String, payload: String, kind: MessageKind, retain: Bool = true) {
+        let message = PublishBacklog.Message(topic: topic, payload: Array(payload.utf8), retain: retain, kind: kind,
+                                             isError: kind == .event && topic.hasSuffix("/agent/error"))
+        if !backlog.isEmpty && !retryingBacklog { retryBacklog() }
+        if backlog.isEmpty, offerToOutbox(message) { return }
+        if backlog.isEmpty {
+            logger.warning("the outbox refused an output; holding outputs in memory until it has room",
+                           [("topic", topic), ("kind", kind.rawValue)])
+        }
+        switch backlog.hold(message) {
+        case .event(let lost)?:
+            logger.error("output backlog full: dropped the oldest held event", [("topic", lost)])
+        case .error(let dropped)?:
+            logger.warning("output backlog full: dropped the oldest held agent/error", [("topic", dropped)])
+        case .state(let shed)?:
+            shedLedger.record(topic: shed)
+        case nil:
+            break
+        }
+    }
+
+    /// Offers held outputs to the outbox, oldest first, until it refuses one.
+    func retryBacklog() {
+        // Offering a message may publish a shed report, which must queue behind the backlog, not retry it again.
+        retryingBacklog = true
+        defer { retryingBacklog = false }
+        while let message = backlog.first {
+            guard offerToOutbox(message) else { return }
+            backlog.removeFirst()
+            if backlog.isEmpty { logger.info("the outbox took every held output again") }
+        }
+    }
+
+    /// True when the outbox took the message or refused it for good (logged); false when it may take it later.
+    private func offerToOutbox(_ message: PublishBacklog.Message) -> Bool {
         do {
-            try client.publish(topic: topic, payload: Array(payload.utf8), retain: retain, kind: kind)
+            try client.publish(topic: message.topic, payload: message.payload, retain: message.retain, kind: message.kind,
+                               wakeNetworkThread: !deferringNetworkWake)
             metrics.messagesOut += 1
             if !reportingShed, let report = shedLedger.take(now: Date()) {
                 reportingShed = true
                 defer { reportingShed = false }
                 publishAgentError(AgentInputError(.outboxShed, report.message), topic: nil, payload: nil, now: Date())
             }
+            return true
+        } catch where error.code == .outboxFull || error.code == .outboxIO {
+            return false
         } catch {
-            logger.error("publish failed", [("topic", topic), ("code", error.code.rawValue), ("error", error.message)])
+            logger.error("publish failed", [("topic", message.topic), ("code", error.code.rawValue), ("error", error.message)])
+            return true
         }
     }
 
-    /// An error no vehicle session can carry (no map, unknown topic, fleet-wide inputs): on the agent's error topic
-    /// (in single-vehicle mode, the vehicle's).
+    /// Subject to the error limit, like a vehicle's errors (`agentErrorThrottle`).
     func publishAgentError(_ error: AgentInputError, topic: String?, payload: [UInt8]?, now: Date) {
         metrics.errors += 1
-        logger.warning("input rejected", [("code", error.code.rawValue), ("topic", topic ?? ""), ("error", error.message)])
         if !configuration.isFleet, let session = sessions[configuration.vehicleID] {
-            publish([session.errorMessage(error, topic: topic, payload: payload, now: now)], vehicleID: configuration.vehicleID)
+            let out = session.inputError(error, topic: topic, payload: payload, now: now)
+            if !out.isEmpty {
+                logger.warning("input rejected", [("code", error.code.rawValue), ("topic", topic ?? ""), ("error", error.message)])
+            }
+            publish(out, vehicleID: configuration.vehicleID)
+            if session.hasSuppressedErrors { vehiclesWithSuppressedErrors.insert(configuration.vehicleID) }
             return
         }
+        guard agentErrorThrottle.admit(error, topic: topic, payload: payload, now: now) else { return }
+        logger.warning("input rejected", [("code", error.code.rawValue), ("topic", topic ?? ""), ("error", error.message)])
         let message = agentEnvelope.wrap(.error, timestamp: now, OutputPayloads.error(error, topic: topic, payload: payload))
         publish(topic: topics.error, payload: message.payload, kind: .event)
+    }
+
+    /// Publishes the summaries of errors the error limit held back, where their interval has passed.
+    func publishSuppressedErrorSummaries(now: Date) {
+        for held in agentErrorThrottle.dueSummaries(now: now) {
+            metrics.errorsSuppressed += held.count
+            let body = OutputPayloads.error(held.summary, topic: held.topic, payload: held.payload, suppressedCount: held.count)
+            publish(topic: topics.error, payload: agentEnvelope.wrap(.error, timestamp: now, body).payload, kind: .event)
+        }
+        for vehicleID in vehiclesWithSuppressedErrors {
+            guard let session = sessions[vehicleID] else {
+                vehiclesWithSuppressedErrors.remove(vehicleID)
+                continue
+            }
+            let summaries = session.suppressedErrorSummaries(now: now)
+            metrics.errorsSuppressed += summaries.suppressed
+            publish(summaries.messages, vehicleID: vehicleID)
+            if !session.hasSuppressedErrors { vehiclesWithSuppressedErrors.remove(vehicleID) }
+        }
     }
 
     // MARK: Timers: simulation, metrics, eviction
@@ -194,7 +307,7 @@ extension AgentRuntime {
         queue.async { [self] in
             let tick = DispatchSource.makeTimerSource(queue: queue)
             tick.schedule(deadline: .now() + .milliseconds(10), repeating: .milliseconds(10), leeway: .milliseconds(2))
-            tick.setEventHandler { [weak self] in self?.simulationTick(now: Date()) }
+            tick.setEventHandler { [weak self] in self?.tick(now: Date()) }
             tick.resume()
             timers.append(tick)
             if configuration.metricsIntervalSeconds > 0 {
@@ -213,6 +326,18 @@ extension AgentRuntime {
                 evict.resume()
                 timers.append(evict)
             }
+        }
+    }
+
+    /// Every 10 ms: fixes the rate limit held back and now lets through, the simulators' fixes, and (every 100 ms)
+    /// the summaries of suppressed errors.
+    func tick(now: Date) {
+        if inbox.releaseHeld(now: DispatchTime.now().uptimeNanoseconds) { drainInbox() }
+        simulationTick(now: now)
+        ticks &+= 1
+        if ticks % 10 == 0 {
+            publishSuppressedErrorSummaries(now: now)
+            if !backlog.isEmpty { retryBacklog() }
         }
     }
 
@@ -244,7 +369,8 @@ extension AgentRuntime {
     }
 
     func publishMetrics(now: Date) {
-        let body = metrics.snapshot(now: now, outboxDepth: client.outbox.count, vehicles: sessions.count)
+        let body = metrics.snapshot(now: now, outboxDepth: client.outbox.count, vehicles: sessions.count,
+                                    inbox: inbox.counters, backlog: backlog)
         if !configuration.isFleet, let session = sessions[configuration.vehicleID] {
             publish([session.message(.metrics, at: now, body)], vehicleID: configuration.vehicleID)
         } else {
@@ -262,7 +388,11 @@ final class AgentMetrics {
     var messagesIn = 0
     var messagesOut = 0
     var errors = 0
+    /// Errors the error limit held back (counted when their summary is published).
+    var errorsSuppressed = 0
     var fixes = 0
+    /// Fixes skipped by `InboxLimits.minimumFixSpacingSeconds`.
+    var fixesThinned = 0
     var vehiclesCreated = 0
     var vehiclesEvicted = 0
     private var latencies: [UInt64] = []
@@ -280,7 +410,9 @@ final class AgentMetrics {
         }
     }
 
-    func snapshot(now: Date, outboxDepth: Int, vehicles: Int) -> [(String, JSONValue)] {
+    func snapshot(now: Date, outboxDepth: Int, vehicles: Int, inbox: InboxCounters, backlog: PublishBacklog)
+        -> [(String, JSONValue)]
+    {
         let sorted = latencies.sorted()
         func percentile(_ p: Double) -> JSONValue {
             guard !sorted.isEmpty else { return .null }
@@ -291,13 +423,24 @@ final class AgentMetrics {
         lastSnapshot = (now, fixes)
         return [
             ("messagesIn", .int(Int64(messagesIn))), ("messagesOut", .int(Int64(messagesOut))),
-            ("errors", .int(Int64(errors))), ("fixes", .int(Int64(fixes))),
+            ("errors", .int(Int64(errors))), ("fixes", .int(Int64(fixes))), ("fixesThinned", .int(Int64(fixesThinned))),
             ("fixesPerSecond", .number(rate, digits: 1)), ("outboxDepth", .int(Int64(outboxDepth))),
             ("processingLatencyMs", .object([("p50", percentile(0.5)), ("p99", percentile(0.99)),
                                              ("samples", .int(Int64(sorted.count)))])),
             ("residentMemoryMB", .number(Self.residentMemoryBytes().map { Double($0) / 1_048_576 }, digits: 1)),
             ("vehicles", .int(Int64(vehicles))), ("vehiclesCreated", .int(Int64(vehiclesCreated))),
             ("vehiclesEvicted", .int(Int64(vehiclesEvicted))),
+            ("errorsSuppressed", .int(Int64(errorsSuppressed))),
+            ("inbox", .object([
+                ("depth", .int(Int64(inbox.depth))),
+                ("fixesDroppedBacklog", .int(Int64(inbox.fixesDroppedBacklog))),
+                ("fixesCoalescedRate", .int(Int64(inbox.fixesCoalescedRate))),
+                ("inputsRefused", .int(Int64(inbox.inputsRefused))),
+            ])),
+            ("backlog", .object([
+                ("depth", .int(Int64(backlog.count))), ("held", .int(Int64(backlog.held))),
+                ("errorsDropped", .int(Int64(backlog.errorsDropped))), ("eventsLost", .int(Int64(backlog.eventsLost))),
+            ])),
         ]
     }
 

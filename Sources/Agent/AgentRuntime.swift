@@ -2,8 +2,8 @@ import Foundation
 import MQTT
 
 /// The agent: owns the MQTT client and its outbox, announces itself, and drives one `VehicleSession` per vehicle
-/// (one, or in fleet mode every vehicle under the prefix). Every input is handled on one serial queue; outputs go
-/// through the outbox.
+/// (one, or in fleet mode every vehicle under the prefix). Inputs wait in a bounded `InputInbox` and are handled on
+/// one serial queue; outputs go through the outbox.
 public final class AgentRuntime: @unchecked Sendable {
     // Unchecked: the mutable state below (sessions, metrics, timers) is touched only on `queue`.
     public let configuration: AgentConfiguration
@@ -27,6 +27,20 @@ public final class AgentRuntime: @unchecked Sendable {
     var timers: [DispatchSourceTimer] = []
     /// `{state-dir}/health.json` and sd_notify (READY, STATUS, WATCHDOG, STOPPING).
     let health: HealthMonitor
+    /// Inputs waiting for the queue (filled by the network thread).
+    let inbox: InputInbox
+    /// Classifies input topics on the network thread.
+    let router: InputRouter
+    /// The error limit for errors no vehicle session carries (fleet mode).
+    var agentErrorThrottle: ErrorThrottle
+    /// Vehicles whose sessions hold back errors for a summary.
+    var vehiclesWithSuppressedErrors: Set<String> = []
+    var ticks = 0
+    /// Outputs the outbox refused, waiting for room (in memory).
+    var backlog = PublishBacklog()
+    var retryingBacklog = false
+    /// True while a drain batch runs: its outputs wake the network thread once, at the end.
+    var deferringNetworkWake = false
 
     /// Opens the outbox in the state directory and prepares the client; connects on `start()`.
     public init(configuration: AgentConfiguration, logger: Logger, map: NavigationMap? = nil, now: Date = Date()) throws {
@@ -38,6 +52,11 @@ public final class AgentRuntime: @unchecked Sendable {
         self.map = map
         // Agent-level messages (fleet mode) are numbered from the clock in milliseconds, so they keep increasing
         // across restarts without a journal.
+        self.inbox = InputInbox(limits: configuration.inbox)
+        self.agentErrorThrottle = ErrorThrottle(intervalSeconds: configuration.inbox.errorIntervalSeconds)
+        self.router = InputRouter(isFleet: configuration.isFleet, prefix: configuration.topicPrefix,
+                                  vehicleID: configuration.vehicleID, topics: topics,
+                                  locationTopic: configuration.locationTopic)
         self.agentEnvelope = OutputEnvelope(
             vehicleID: configuration.vehicleID, lastSeq: UInt64(max(0, now.timeIntervalSince1970 * 1000)))
 
@@ -149,12 +168,21 @@ public final class AgentRuntime: @unchecked Sendable {
         queue.sync {
             for timer in timers { timer.cancel() }
             timers = []
+            retryBacklog()
         }
         // Give what is queued a moment to go out first; whatever is left stays in the outbox on disk
         // and is sent by the next run.
         if !(await client.flush(timeoutSeconds: min(2, timeoutSeconds))) {
             logger.warning("outbox not empty at shutdown; the rest is sent on the next start",
                            [("messages", String(client.outbox.count))])
+        }
+        let stranded = queue.sync {
+            retryBacklog()
+            return backlog.count
+        }
+        if stranded > 0 {
+            logger.error("outputs held in memory (the outbox refused them) are lost at shutdown",
+                         [("messages", String(stranded))])
         }
         let status = AgentStatus(
             state: .offline, reason: .shutdown, vehicleID: configuration.vehicleID, version: EdgeNavVersion.current,

@@ -48,6 +48,9 @@ public struct AgentInputError: Error, Equatable, Sendable, CustomStringConvertib
         /// Not about an input: the outbox was full (a long outage) and dropped older retained state messages; the
         /// message says how many per topic. Events are never shed.
         case outboxShed
+        /// An assignment, command or fleet-wide input refused because the agent's inbox for it was full
+        /// (`InboxLimits`); the message says how many since the last report. Raw fixes are coalesced instead.
+        case inboxFull
     }
 
     public init(_ code: Code, _ message: String) {
@@ -76,7 +79,7 @@ public struct InputLimits: Sendable, Hashable {
     public init() {}
 }
 
-// MARK: - A tiny strict reader over JSONSerialization's output
+// MARK: - A tiny strict reader over JSONSerialization's (or FlatJSONObject's) output
 
 /// Field access with typed errors. JSON numbers, strings, booleans and objects are told apart strictly
 /// (a boolean is not a number here, a numeric string is not a number).
@@ -90,6 +93,7 @@ struct PayloadObject {
         guard payload.count <= limits.maximumPayloadBytes else {
             throw AgentInputError(.payloadTooLarge, "payload of \(payload.count) bytes exceeds \(limits.maximumPayloadBytes)")
         }
+        if let fields = FlatJSONObject.parse(payload) { return PayloadObject(fields: fields, path: "", limits: limits) }
         let object: Any
         do {
             object = try JSONSerialization.jsonObject(with: Data(payload), options: [])

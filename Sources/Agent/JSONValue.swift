@@ -40,7 +40,7 @@ public enum JSONValue: Sendable, Equatable, ExpressibleByStringLiteral, Expressi
         case .bool(let value): out += value ? "true" : "false"
         case .int(let value): out += String(value)
         case .number(let value, let digits): out += Self.format(value, digits: digits)
-        case .string(let value): out += JSONText.string(value)
+        case .string(let value): JSONText.append(value, to: &out)
         case .array(let values):
             out += "["
             for (index, value) in values.enumerated() {
@@ -52,7 +52,7 @@ public enum JSONValue: Sendable, Equatable, ExpressibleByStringLiteral, Expressi
             out += "{"
             for (index, (key, value)) in fields.enumerated() {
                 if index > 0 { out += "," }
-                out += JSONText.string(key)
+                JSONText.append(key, to: &out)
                 out += ":"
                 value.write(to: &out)
             }

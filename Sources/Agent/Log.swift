@@ -48,6 +48,24 @@ public struct Logger: Sendable {
 public enum JSONText {
     /// `text` as a JSON string literal, with the escapes RFC 8259 requires.
     public static func string(_ text: String) -> String {
+        var out = ""
+        append(text, to: &out)
+        return out
+    }
+
+    /// Appends `text` as a JSON string literal. Most strings (keys, ids, timestamps) need no escape: they are copied
+    /// whole rather than scalar by scalar.
+    static func append(_ text: String, to out: inout String) {
+        if !text.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) {
+            out += "\""
+            out += text
+            out += "\""
+            return
+        }
+        out += escaped(text)
+    }
+
+    private static func escaped(_ text: String) -> String {
         var out = "\""
         out.reserveCapacity(text.utf8.count + 2)
         for scalar in text.unicodeScalars {

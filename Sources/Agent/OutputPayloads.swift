@@ -122,14 +122,19 @@ public enum OutputPayloads {
         ]
     }
 
-    public static func error(_ error: AgentInputError, topic: String?, payload: [UInt8]?) -> [(String, JSONValue)] {
+    /// `suppressedCount`: only on a summary of errors the error limit held back (how many).
+    public static func error(_ error: AgentInputError, topic: String?, payload: [UInt8]?, suppressedCount: Int? = nil)
+        -> [(String, JSONValue)]
+    {
         var excerpt: JSONValue = .null
         if let payload {
             let head = payload.prefix(120)
             excerpt = .string(String(decoding: head, as: UTF8.self) + (payload.count > 120 ? "…" : ""))
         }
-        return [("code", .string(error.code.rawValue)), ("message", .string(error.message)), ("topic", .string(topic)),
-                ("payloadExcerpt", excerpt)]
+        var fields: [(String, JSONValue)] = [("code", .string(error.code.rawValue)), ("message", .string(error.message)),
+                                             ("topic", .string(topic)), ("payloadExcerpt", excerpt)]
+        if let suppressedCount { fields.append(("suppressedCount", .int(Int64(suppressedCount)))) }
+        return fields
     }
 
     /// A native `location/raw` payload (what the simulator publishes).

@@ -184,10 +184,21 @@ public final class VehicleSession {
     /// Wall-clock time the simulator was last advanced to.
     private var simulatorClock: Date?
     public private(set) var lastActivity: Date
+    private var errorThrottle: ErrorThrottle
+    private let minimumFixSpacingSeconds: Double
+    /// Valid fixes skipped because they came closer than `minimumFixSpacingSeconds` after the last handled one.
+    public private(set) var fixesThinned = 0
 
+    /// `errorIntervalSeconds`: at most one `agent/error` per code and input topic in this many seconds, the rest
+    /// summarised (`InboxLimits.errorIntervalSeconds`); 0, the default, publishes every error (replay, tests).
+    /// `minimumFixSpacingSeconds`: fixes closer than this in fix time to the last handled one are skipped
+    /// (`InboxLimits.minimumFixSpacingSeconds`); 0, the default, handles every fix.
     public init(vehicleID: String, map: NavigationMap, limits: InputLimits = InputLimits(), restored: TripState? = nil,
-                store: TripStateStore? = nil, now: Date) {
+                store: TripStateStore? = nil, errorIntervalSeconds: Double = 0, minimumFixSpacingSeconds: Double = 0,
+                now: Date) {
         self.vehicleID = vehicleID
+        self.minimumFixSpacingSeconds = minimumFixSpacingSeconds
+        self.errorThrottle = ErrorThrottle(intervalSeconds: errorIntervalSeconds)
         self.map = map
         self.limits = limits
         self.store = store
@@ -213,7 +224,7 @@ public final class VehicleSession {
         do {
             assignment = try DestinationsPayload.decode(payload, limits: limits)
         } catch {
-            return [errorMessage(error, topic: topic, payload: payload, now: now)]
+            return inputError(error, topic: topic, payload: payload, now: now)
         }
         return receiveAssignment(assignment, now: now)
     }
@@ -250,7 +261,11 @@ public final class VehicleSession {
             fix = try LocationPayload.decode(payload, limits: limits).fix
             try checkFreshness(fix, now: now)
         } catch {
-            return [errorMessage(error, topic: topic, payload: payload, now: now)]
+            return inputError(error, topic: topic, payload: payload, now: now)
+        }
+        if let last = lastFixTime, fix.timestamp > last, fix.timestamp.timeIntervalSince(last) < minimumFixSpacingSeconds {
+            fixesThinned += 1
+            return []
         }
         return process(fix)
     }
@@ -295,7 +310,7 @@ public final class VehicleSession {
             let requestID = (try? PayloadObject.parse(payload, limits: limits)).flatMap { try? $0.string("requestId") }
             lastCommand = ((try? PayloadObject.parse(payload, limits: limits)).flatMap { try? $0.string("command") } ?? "",
                            requestID, "rejected", error.description)
-            return [errorMessage(error, topic: topic, payload: payload, now: now), stateMessage(now: now)]
+            return inputError(error, topic: topic, payload: payload, now: now) + [stateMessage(now: now)]
         }
         return apply(decoded.command, requestID: decoded.requestID, now: now)
     }
@@ -383,7 +398,28 @@ public final class VehicleSession {
         return sim.advance(by: now.timeIntervalSince(clock))
     }
 
-    /// An error on an input of this vehicle.
+    /// An error on an input of this vehicle, unless the error limit holds it back for a later summary.
+    func inputError(_ error: AgentInputError, topic: String?, payload: [UInt8]?, now: Date) -> [OutboundMessage] {
+        guard errorThrottle.admit(error, topic: topic, payload: payload, now: now) else { return [] }
+        return [errorMessage(error, topic: topic, payload: payload, now: now)]
+    }
+
+    /// True while errors held back by the error limit wait for their summary.
+    public var hasSuppressedErrors: Bool { errorThrottle.hasSuppressed }
+
+    /// One `agent/error` per code and input topic whose interval has passed, counting the errors held back
+    /// (`suppressedCount`) and showing the last of them.
+    /// `suppressed` is how many errors the summaries stand for.
+    public func suppressedErrorSummaries(now: Date) -> (messages: [OutboundMessage], suppressed: Int) {
+        let due = errorThrottle.dueSummaries(now: now)
+        let messages = due.map { held in
+            wrap(.error, now, OutputPayloads.error(held.summary, topic: held.topic, payload: held.payload,
+                                                   suppressedCount: held.count))
+        }
+        return (messages, due.reduce(0) { $0 + $1.count })
+    }
+
+    /// An error on an input of this vehicle (always published).
     public func errorMessage(_ error: AgentInputError, topic: String?, payload: [UInt8]?, now: Date) -> OutboundMessage {
         wrap(.error, now, OutputPayloads.error(error, topic: topic, payload: payload))
     }

@@ -126,14 +126,23 @@ public final class MQTTClient: Sendable {
     /// as soon as the session is up, in order, and re-sent after reconnects until PUBACKed — also by a
     /// later process using the same outbox directory. Throws `mqtt.invalidTopic`, `mqtt.outboxFull`
     /// (only events left and no room: nothing was stored), `mqtt.payloadTooLarge` or `mqtt.outboxIO`.
+    ///
+    /// `wakeNetworkThread: false` leaves the message in the outbox until the network thread next looks (its next
+    /// wake-up, or `wakeNetworkThread()`, or at the latest its one-second housekeeping): a caller publishing a batch
+    /// wakes it once at the end instead of once per message.
     @discardableResult
-    public func publish(topic: String, payload: [UInt8], retain: Bool, kind: MessageKind) throws(MQTTError)
-        -> UInt64
+    public func publish(topic: String, payload: [UInt8], retain: Bool, kind: MessageKind, wakeNetworkThread: Bool = true)
+        throws(MQTTError) -> UInt64
     {
         try Self.checkPublishTopic(topic)
         let sequence = try outbox.append(topic: topic, payload: payload, retain: retain, kind: kind)
-        mailbox.wakePipe.wake()
+        if wakeNetworkThread { mailbox.wakePipe.wake() }
         return sequence
+    }
+
+    /// Has the network thread send what was published with `wakeNetworkThread: false`.
+    public func wakeNetworkThread() {
+        mailbox.wakePipe.wake()
     }
 
     /// Waits until every outbox message is PUBACKed. Returns false if `timeoutSeconds` passed first.

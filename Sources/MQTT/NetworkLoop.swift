@@ -413,8 +413,22 @@ final class NetworkLoop {
     // MARK: Callback events, handled outside libmosquitto
 
     private func processEvents() {
-        while !events.isEmpty {
-            let event = events.removeFirst()
+        // PUBACKs are applied to the outbox together, after the loop: one journal write per poll, not one per message.
+        var acknowledged: [UInt64] = []
+        defer {
+            if !acknowledged.isEmpty {
+                outbox.acknowledge(acknowledged)
+                resolveFlushWaiters()
+            }
+        }
+        var index = 0
+        while index < events.count {
+            let event = events[index]
+            index += 1
+            if index == events.count {
+                events.removeAll(keepingCapacity: true)
+                index = 0
+            }
             switch event {
             case .connack(let reasonCode, let sessionPresent, let brokerReason):
                 if reasonCode == 0 {
@@ -447,8 +461,7 @@ final class NetworkLoop {
                                 topic: message.topic, sequence: sequence,
                                 error: MQTTError(reasonCode: reasonCode, operation: "PUBACK")))
                     }
-                    outbox.acknowledge(sequence)
-                    resolveFlushWaiters()
+                    acknowledged.append(sequence)
                 }
             case .subscribed(let mid, let granted):
                 if let filter = pendingSubscriptions.removeValue(forKey: mid), let code = granted.first, code >= 0x80 {

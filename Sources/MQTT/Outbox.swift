@@ -114,7 +114,13 @@ public final class Outbox: Sendable {
 
     /// Marks a message acknowledged (PUBACK received): it will never be sent again. Unknown numbers are ignored.
     public func acknowledge(_ sequence: UInt64) {
-        storage.withLock { $0.remove(sequence) }
+        storage.withLock { $0.remove([sequence]) }
+    }
+
+    /// Marks several messages acknowledged with one journal write (the network thread collects a poll's PUBACKs).
+    public func acknowledge(_ sequences: [UInt64]) {
+        guard !sequences.isEmpty else { return }
+        storage.withLock { $0.remove(sequences) }
     }
 
     /// Up to `limit` messages with a sequence number greater than `sequence`, in order.
@@ -210,7 +216,7 @@ private struct Storage: ~Copyable {
                 insert(message)
             case .remove(let sequence):
                 maxSequence = max(maxSequence, sequence)
-                remove(sequence, journal: false)
+                forget(sequence)
             }
         }
         nextSequence = maxSequence + 1
@@ -274,8 +280,8 @@ private struct Storage: ~Copyable {
         for victim in victims { OutboxJournal.encode(.remove(sequence: victim.sequence), into: &buffer) }
         try write(buffer)  // one write: the put and its removals land together or are torn together
         nextSequence += 1
-        if let superseded { remove(superseded, journal: false) }
-        for victim in victims { remove(victim.sequence, journal: false) }
+        if let superseded { forget(superseded) }
+        for victim in victims { forget(victim.sequence) }
         insert(message)
         needsSync = true
         if configuration.syncEveryAppend { try syncIfNeeded() }
@@ -294,15 +300,28 @@ private struct Storage: ~Copyable {
         liveRecordBytes += OutboxJournal.recordHeaderLength + 19 + message.size
         if message.kind == .state {
             if let older = latestStateByTopic[message.topic], older != message.sequence {
-                remove(older, journal: false)
+                forget(older)
             }
             latestStateByTopic[message.topic] = message.sequence
         }
     }
 
-    mutating func remove(_ sequence: UInt64) { remove(sequence, journal: true) }
+    /// Removes acknowledged messages and journals their removal in one write.
+    mutating func remove(_ sequences: [UInt64]) {
+        var buffer: [UInt8] = []
+        for sequence in sequences where messages[sequence] != nil {
+            forget(sequence)
+            OutboxJournal.encode(.remove(sequence: sequence), into: &buffer)
+        }
+        guard !buffer.isEmpty, journalFD >= 0 else { return }
+        // A lost removal only means a duplicate delivery later (at-least-once), so no fsync here and a failed
+        // write is not fatal; compaction will rewrite the journal from memory anyway.
+        try? write(buffer)
+        try? compactIfWorthwhile()
+    }
 
-    private mutating func remove(_ sequence: UInt64, journal: Bool) {
+    /// Forgets a message in memory; the caller journals the removal (or the record that caused it implies it).
+    private mutating func forget(_ sequence: UInt64) {
         guard let message = messages.removeValue(forKey: sequence) else { return }
         liveBytes -= message.size
         liveRecordBytes -= OutboxJournal.recordHeaderLength + 19 + message.size
@@ -319,13 +338,6 @@ private struct Storage: ~Copyable {
                 orderHead = 0
             }
         }
-        guard journal, journalFD >= 0 else { return }
-        var buffer: [UInt8] = []
-        OutboxJournal.encode(.remove(sequence: sequence), into: &buffer)
-        // A lost removal only means a duplicate delivery later (at-least-once), so no fsync here and a failed
-        // write is not fatal; compaction will rewrite the journal from memory anyway.
-        try? write(buffer)
-        try? compactIfWorthwhile()
     }
 
     func pending(after sequence: UInt64, limit: Int) -> [OutboxMessage] {

@@ -148,10 +148,13 @@ struct AgentDriveTests {
         let reasons = messages.withPayload(on: "fleet/van-1/nav/route").compactMap { body($0)["reason"] as? String }
         #expect(reasons.first == "destinationsSet" && reasons.contains("nextDestination"))
         // State topics (eta, snapped, speeding) may be coalesced in the agent's outbox to their latest value when
-        // the whole trace arrives at once (topics.md, "Delivery"), so only "several" is certain.
-        #expect(messages.withPayload(on: "fleet/van-1/nav/eta").count >= 5)
+        // the whole trace arrives at once (topics.md, "Delivery"): the agent handles it in batches of up to 64 fixes
+        // and wakes the network thread once per batch, so a batch's state messages, and those of the next batch if
+        // the network thread is slow to run, collapse into one. Only "some" is certain (it was "at least 5 / 10"
+        // while inputs were handled one by one on the network thread, and flaked once in four runs after).
+        #expect(!messages.withPayload(on: "fleet/van-1/nav/eta").isEmpty)
         #expect(!messages.withPayload(on: "fleet/van-1/nav/speeding").isEmpty)
-        #expect(messages.withPayload(on: "fleet/van-1/location/snapped").count >= 10)
+        #expect(!messages.withPayload(on: "fleet/van-1/location/snapped").isEmpty)
         let seqs = messages.seqs(under: "fleet/van-1/")
         #expect(seqs == seqs.sorted() && Set(seqs).count == seqs.count, "seq out of order or repeated")
 

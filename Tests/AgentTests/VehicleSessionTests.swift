@@ -166,6 +166,44 @@ private func feed(_ session: VehicleSession, _ fixes: [RawFix]) -> [OutboundMess
         #expect(session.isGuidanceActive)
     }
 
+    @Test func fixesCloserThanTheSpacingInFixTimeAreSkippedAndCounted() throws {
+        let session = VehicleSession(vehicleID: "v", map: street.map, minimumFixSpacingSeconds: 0.04, now: t0)
+        func fix(_ dt: Double) -> [UInt8] {
+            fixPayload(RawFix(coordinate: street.a, timestamp: t0.addingTimeInterval(dt), horizontalAccuracyMeters: 5))
+        }
+        #expect(!session.receiveLocation(fix(0), now: t0).isEmpty, "the first fix is handled")
+        #expect(session.receiveLocation(fix(0.01), now: t0).isEmpty)
+        #expect(session.receiveLocation(fix(0.039), now: t0).isEmpty)
+        #expect(session.fixesThinned == 2)
+        let handled = session.receiveLocation(fix(0.05), now: t0)
+        #expect(handled.contains { $0.topic == .snappedLocation }, "40 ms after the last handled fix")
+        #expect(session.fixesThinned == 2)
+        // A device's backlog a second apart, delivered at once, is handled in full.
+        for second in 1...5 {
+            #expect(session.receiveLocation(fix(Double(second)), now: t0.addingTimeInterval(5)).contains {
+                $0.topic == .snappedLocation })
+        }
+    }
+
+    @Test func errorsBeyondTheLimitAreSummarisedWithTheirCount() throws {
+        let session = VehicleSession(vehicleID: "v", map: street.map, errorIntervalSeconds: 1, now: t0)
+        var published = 0
+        for n in 0..<100 {
+            published += session.receiveLocation(bytes("bad \(n)"), topic: "fleet/v/location/raw",
+                                                 now: t0.addingTimeInterval(Double(n) / 1000)).count
+        }
+        #expect(published == 1)
+        #expect(session.hasSuppressedErrors)
+        #expect(session.suppressedErrorSummaries(now: t0.addingTimeInterval(0.5)).messages.isEmpty)
+        let summary = session.suppressedErrorSummaries(now: t0.addingTimeInterval(1.01))
+        #expect(summary.suppressed == 99)
+        let body = try #require(summary.messages.first.map(json))
+        #expect(body["code"] as? String == "invalidJSON")
+        #expect(body["suppressedCount"] as? Int == 99)
+        #expect(body["payloadExcerpt"] as? String == "bad 99")
+        #expect(!session.hasSuppressedErrors)
+    }
+
     @Test func commandsReportTheirOutcomeOnState() throws {
         let session = VehicleSession(vehicleID: "v", map: street.map, now: t0)
         let rejected = session.receiveCommand(bytes(#"{"command":"continueToNextDestination","requestId":"r1"}"#), now: t0)
