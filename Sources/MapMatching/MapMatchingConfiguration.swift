@@ -65,18 +65,27 @@ public struct MapMatchingConfiguration: Sendable, Hashable {
     /// Speed below which a fix counts as stationary, m/s. Default 0.5. Consecutive stationary fixes are
     /// repeated measurements of one point: the matcher observes their running mean, with σ_z / √n.
     public var stationarySpeedMetersPerSecond: Double = 0.5
-    /// For fixes without a speed, a speed is inferred from a straight-line fit through this many recent positions,
-    /// only to detect a standing vehicle. Default 12. Below 3 disables the inference.
+    /// For fixes without a speed, a speed is inferred from a straight-line fit through at most this many recent
+    /// positions, only to detect a standing vehicle. Default 12. Below 3 disables the inference.
     public var speedInferenceFixes: Int = 12
+    /// … taken within this many seconds before the newest fix (a stop should be seen while it lasts). Default 12.
+    public var speedInferenceSeconds: Double = 12
+    /// The inferred speed is lowered by this many of its standard errors before it is compared with
+    /// `stationarySpeedMetersPerSecond`: noisy positions alone must show movement. Default 1.5.
+    public var speedInferenceMarginSigmas: Double = 1.5
     /// Floor of σ_z for the mean of stationary fixes, metres (map geometry is not better than this). Default 1.5.
     public var minimumStationarySigmaMeters: Double = 1.5
-    /// A standing vehicle (see `stationarySpeedMetersPerSecond`) within this distance past a junction (a node
-    /// with three or more outgoing edges) pays `standingPastJunctionPenalty`: cars wait at stop lines before
+    /// A standing vehicle (see `stationarySpeedMetersPerSecond`) within this distance past a junction of three
+    /// or more motor roads or a traffic-signal node (`RoadGeometryIndex.isWaitingPoint`) pays
+    /// `standingPastJunctionPenalty`: cars wait at stop lines before
     /// junctions, so fixes averaged at a stop line should not pull the position onto the cross street. Metres.
     /// Default 6.
     public var junctionClearanceMeters: Double = 6
-    /// Log-likelihood cost of standing just past a junction. Default 1.5. 0 disables the prior.
-    public var standingPastJunctionPenalty: Double = 1.5
+    /// Log-likelihood cost of standing just past a junction or signal node. Default 0 (disabled): on simulated
+    /// Helsinki drives (scripts/bench-matching) any penalty lost way-id accuracy (1.5 cost 1.8 points at 1 s),
+    /// because OSM splits approach roads into 2–13 m edges between crossing, signal and junction nodes, so
+    /// that a car waiting at the stop line often is within a few metres past one of them.
+    public var standingPastJunctionPenalty: Double = 0
     /// Log-likelihood cost of turning round in the middle of a two-way road. Default 6.
     public var uTurnPenalty: Double = 6
 
@@ -114,9 +123,19 @@ public struct MapMatchingConfiguration: Sendable, Hashable {
     public var pruneMargin: Double = 20
     /// Earlier final positions used by the along-road smoother, fixes. Default 6.
     public var smoothingHistoryFixes: Int = 6
-    /// Uncertainty added per second of time distance when integrating the fixes' speeds along the road, m/s.
-    /// Default 0.6.
+    /// While the vehicle stands, the smoother also uses up to this many earlier fixes of the same stop (they all
+    /// measure the same point), fixes. Default 60.
+    public var maximumStandingHistoryFixes: Int = 60
+    /// Random-walk growth of the error of the fixes' integrated speeds, m/s per √s: a neighbour Δt seconds away
+    /// is trusted with an extra variance of this² · |Δt|. Default 0.6.
     public var speedIntegrationSigmaMetersPerSecond: Double = 0.6
+    /// Relative error of a distance obtained by integrating the fixes' speeds (receiver speed against map
+    /// length, corners cut, lane changes): a neighbour D metres of driving away gets an extra variance of
+    /// (this · D)². Default 0.05.
+    public var speedIntegrationScaleError: Double = 0.05
+    /// The smoother drops neighbours this many standard deviations off its first estimate (a stretch matched on
+    /// the wrong road) and estimates again. Default 3. 0 disables.
+    public var smoothingRejectionSigmas: Double = 3
     /// Acceleration scale of the constant-velocity model used when fixes carry no speed, m/s². Default 1.
     public var accelerationSigmaMetersPerSecondSquared: Double = 1
     /// Smoothing never moves a position along the road by more than this many σ_z. Default 3.

@@ -4,6 +4,7 @@
 //                              [--outliers 0.02] [--interval 1 --interval 5] [--save-graph MAP.graph]
 //                              [--no-speed] (fixes without speed and course) [--accuracy M] (reported accuracy)
 //                              [--position-only] (also match each drive with speed and course stripped)
+//       Also writes DIR/<interval>s/breakdown.txt: the wrong-way fixes classified by cause (see ErrorBreakdown).
 //       Imports the map, routes random trips, simulates each drive per fix interval, writes DIR/<interval>s/
 //       fixes.jsonl and truth.jsonl (one JSON array per drive and line), runs the online matcher on every drive
 //       (one update per fix, timed) and writes edgenav.jsonl (per drive: [[lat, lon, wayId], …]) and timing.json.
@@ -96,6 +97,12 @@ func simulate(_ o: Options) {
     if let v = o.string("history").flatMap(Int.init) { configuration.smoothingHistoryFixes = v }
     if let v = o.string("beta").flatMap(Double.init) { configuration.betaMeters = v }
     if let v = o.string("junction-penalty").flatMap(Double.init) { configuration.standingPastJunctionPenalty = v }
+    if let v = o.string("clearance").flatMap(Double.init) { configuration.junctionClearanceMeters = v }
+    if let v = o.string("speed-sigma").flatMap(Double.init) { configuration.speedIntegrationSigmaMetersPerSecond = v }
+    if let v = o.string("speed-scale").flatMap(Double.init) { configuration.speedIntegrationScaleError = v }
+    if let v = o.string("rejection").flatMap(Double.init) { configuration.smoothingRejectionSigmas = v }
+    if let v = o.string("inference-margin").flatMap(Double.init) { configuration.speedInferenceMarginSigmas = v }
+    if let v = o.string("inference-seconds").flatMap(Double.init) { configuration.speedInferenceSeconds = v }
     if let v = o.string("speed-inference").flatMap(Int.init) { configuration.speedInferenceFixes = v }
     if let v = o.string("sigma-default").flatMap(Double.init) { configuration.defaultSigmaMeters = v }
 
@@ -130,6 +137,8 @@ func simulate(_ o: Options) {
         var errors: [Double] = []
         var totalFixes = 0
         var searches = 0
+        var breakdown = ErrorBreakdown()
+        var breakdownPositionOnly = ErrorBreakdown()
         for (n, route) in routes.enumerated() {
             var c = DriveSimulationConfiguration()
             c.fixIntervalSeconds = interval
@@ -170,6 +179,7 @@ func simulate(_ o: Options) {
                 if r.osmWayID == t.osmWayID { onWay += 1 }
                 errors.append(Geodesy.distanceMeters(r.coordinate, t.coordinate))
             }
+            breakdown.add(drive: drive, matched: results, index: index)
             searches += matcher.roadSearchCount
             totalFixes += drive.fixes.count
             oursText += json(results.map { [$0.coordinate.latitude, $0.coordinate.longitude, $0.osmWayID] as [Any] }) + "\n"
@@ -185,9 +195,16 @@ func simulate(_ o: Options) {
                     bareResults.append(contentsOf: update.finalized)
                 }
                 bareResults.append(contentsOf: bare.finish())
+                breakdownPositionOnly.add(drive: drive, matched: bareResults, index: index)
                 positionOnlyText += json(bareResults.map { [$0.coordinate.latitude, $0.coordinate.longitude, $0.osmWayID] as [Any] }) + "\n"
             }
         }
+        var breakdownText = breakdown.report(title: "EdgeNav \(Int(interval)) s")
+        if breakdownPositionOnly.fixes > 0 {
+            breakdownText += breakdownPositionOnly.report(title: "EdgeNav positions only \(Int(interval)) s")
+        }
+        try! breakdownText.write(to: dir.appendingPathComponent("breakdown.txt"), atomically: true, encoding: .utf8)
+        FileHandle.standardError.write(Data(breakdownText.utf8))
         try! fixesText.write(to: dir.appendingPathComponent("fixes.jsonl"), atomically: true, encoding: .utf8)
         try! truthText.write(to: dir.appendingPathComponent("truth.jsonl"), atomically: true, encoding: .utf8)
         try! oursText.write(to: dir.appendingPathComponent("edgenav.jsonl"), atomically: true, encoding: .utf8)
