@@ -21,8 +21,9 @@ struct OdometerSample {
 ///   standing vehicle's neighbours therefore count almost fully however long ago they were taken.
 /// - Otherwise a constant-velocity line is fitted with weights 1 / (σ² + (½·a·Δt²)²).
 ///
-/// One pass of outlier rejection: observations more than `rejectionSigmas` standard deviations from the first
-/// estimate (a stretch matched on the wrong road, a coasting misjudgement) are dropped and the estimate is redone.
+/// Robustness: a first estimate from the `nearSamples` nearest neighbours only; then every observation within
+/// `rejectionSigmas` standard deviations of it is averaged (a stretch matched on the wrong road or a detour on the
+/// decided path offsets all older positions, and must not drag the estimate).
 ///
 /// A per-fix snap removes the GPS error across the road but keeps the error along it; averaging n neighbours
 /// divides the along-road error by about √n.
@@ -39,6 +40,9 @@ enum AlongRoadSmoother {
         var rejectionSigmas: Double
         /// Reported speeds below this count as standing still, m/s.
         var standingSpeed: Double
+        /// Neighbours within this many samples of the target make the first estimate that the others must agree
+        /// with (within `rejectionSigmas`).
+        var nearSamples: Int
     }
 
     /// Estimated distance along the path at `samples[target].time`, and the speed (m/s) when it can be derived.
@@ -57,7 +61,7 @@ enum AlongRoadSmoother {
             // Calls `body` with each observation moved to the target's time and its variance. One interval's
             // trapezoid carries speed noise and the error of not knowing where in the interval the speed changed
             // (up to ½·|Δv|·Δt; σ of a uniform position of the change ≈ 0.29·|Δv|·Δt).
-            func forEachMoved(_ body: (_ value: Double, _ variance: Double) -> Void) {
+            func forEachMoved(_ body: (_ value: Double, _ variance: Double, _ near: Bool) -> Void) {
                 var integral = 0.0, integralVariance = 0.0
                 for direction in stride(from: 1, through: -1, by: -2) {
                     integral = 0
@@ -73,26 +77,31 @@ enum AlongRoadSmoother {
                         }
                         if let d = samples[k].distance {
                             let scale = model.speedScale * integral
-                            body(d - integral, samples[k].sigma * samples[k].sigma + integralVariance + scale * scale)
+                            body(d - integral, samples[k].sigma * samples[k].sigma + integralVariance + scale * scale,
+                                 abs(k - target) <= model.nearSamples)
                         }
                         k += direction
                     }
                 }
             }
-            func mean(within limit: Double?, of center: Double) -> Double? {
+            // First the near neighbours alone, then every neighbour that agrees with them: a stretch of older
+            // positions offset by a detour on the decided path must not drag the estimate.
+            func mean(nearOnly: Bool, within limit: Double?, of center: Double) -> Double? {
                 var sumW = 0.0, sumWX = 0.0
-                forEachMoved { value, variance in
+                forEachMoved { value, variance, near in
+                    if nearOnly && !near { return }
                     if let limit, abs(value - center) > limit * variance.squareRoot() { return }
                     sumW += 1 / variance
                     sumWX += value / variance
                 }
                 return sumW > 0 ? sumWX / sumW : nil
             }
-            guard var result = mean(within: nil, of: 0) else { return (nil, samples[target].speed) }
-            if model.rejectionSigmas > 0, let refined = mean(within: model.rejectionSigmas, of: result) {
-                result = refined
+            guard let nearMean = mean(nearOnly: true, within: nil, of: 0) ?? mean(nearOnly: false, within: nil, of: 0)
+            else { return (nil, samples[target].speed) }
+            if model.rejectionSigmas > 0, let all = mean(nearOnly: false, within: model.rejectionSigmas, of: nearMean) {
+                return (all, samples[target].speed)
             }
-            return (result, samples[target].speed)
+            return (mean(nearOnly: false, within: nil, of: 0) ?? nearMean, samples[target].speed)
         }
         // Weighted constant-velocity fit s = a + b·τ.
         var sw = 0.0, st = 0.0, stt = 0.0, ss = 0.0, sts = 0.0

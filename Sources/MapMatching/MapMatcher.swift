@@ -68,6 +68,8 @@ public final class MapMatcher {
     private var stationaryLatitudeSum = 0.0
     private var stationaryLongitudeSum = 0.0
     private var stationaryCount = 0
+    /// The last trusted course (degrees) and its time: a standing vehicle keeps it.
+    private var heldCourse: (degrees: Double, time: Double)?
 
     /// Matches fixes for `mode` on the graph behind `index`.
     public init(index: RoadGeometryIndex, mode: TravelMode = .driving,
@@ -81,7 +83,8 @@ public final class MapMatcher {
             speedScale: configuration.speedIntegrationScaleError,
             acceleration: configuration.accelerationSigmaMetersPerSecondSquared,
             rejectionSigmas: configuration.smoothingRejectionSigmas,
-            standingSpeed: configuration.stationarySpeedMetersPerSecond)
+            standingSpeed: configuration.stationarySpeedMetersPerSecond,
+            nearSamples: configuration.smoothingNearFixes)
         scratch = CandidateScratch(edgeCount: index.graph.edgeCount)
         candidateBuffer.reserveCapacity(32)
     }
@@ -205,6 +208,7 @@ public final class MapMatcher {
         lastSpeedEstimate = nil
         lastRouteDistance = 0
         stationaryCount = 0
+        heldCourse = nil
         recentFixes.removeAll(keepingCapacity: true)
     }
 
@@ -271,11 +275,19 @@ public final class MapMatcher {
         index.candidates(near: observed, radius: step.radius, mode: mode,
                          maximumRoads: configuration.maximumCandidateRoads, into: &candidateBuffer, scratch: &scratch)
         let sigma = step.sigma
-        let course: Double? = {
+        var course: Double? = {
             guard configuration.courseWeight > 0, let c = fix.validCourse else { return nil }
             if let v = fix.validSpeed, v < configuration.minimumSpeedForCourseMetersPerSecond { return nil }
             return c
         }()
+        if let c = course {
+            heldCourse = (c, fix.timestamp)
+        } else if stationaryCount > 0, let held = heldCourse,
+                  fix.timestamp - held.time <= configuration.standingCourseHoldSeconds {
+            // A standing vehicle still points the way it was driving: it waits on its own road, not on the
+            // cross street whose start lies as near to the averaged fixes.
+            course = held.degrees
+        }
         let speed = fix.validSpeed ?? -1
         let standing = stationaryCount > 0
         // The raw fix relative to the observed point (they differ while a standing vehicle's mean is observed).
@@ -289,6 +301,11 @@ public final class MapMatcher {
             }
             if let route, route.contains(edge: c.edge, offset: c.offset, tolerance: 5) {
                 emission += configuration.routeBonus
+            }
+            if standing && index.length(of: c.edge) - c.offset <= configuration.stopLineZoneMeters
+                && index.isWaitingPoint(index.graph.target(of: c.edge)) {
+                // Queues start at the stop line before a junction or signal.
+                emission += configuration.standingBeforeJunctionBonus
             }
             if standing && c.offset < configuration.junctionClearanceMeters
                 && index.isWaitingPoint(index.graph.source(of: c.edge)) {
@@ -672,8 +689,9 @@ public final class MapMatcher {
                              toward target: (edge: EdgeID, offset: Double)?) -> (EdgeID, Double) {
         let length = index.length(of: edge)
         if let target, target.edge == edge {
-            // The next position is on this edge: never walk past it (nor round the block to reach it from behind).
-            return (edge, target.offset >= offset ? min(offset + distance, target.offset) : offset)
+            // The next position is on this edge: stay on it (never round the block to reach it from behind). The
+            // next position itself is one noisy fix; the smoothed distance may lie past it.
+            return (edge, min(offset + distance, length))
         }
         if offset + distance <= length { return (edge, offset + distance) }
         var remaining = distance - (length - offset)
@@ -684,7 +702,7 @@ public final class MapMatcher {
                     if remaining <= l { return (e, remaining) }
                     remaining -= l
                 }
-                return (target.edge, min(remaining, target.offset))
+                return (target.edge, min(remaining, index.length(of: target.edge)))
             }
             return (edge, length)
         }

@@ -32,6 +32,10 @@ public struct MapMatchingConfiguration: Sendable, Hashable {
     public var courseWeight: Double = 1.5
     /// The course is trusted only when the fix's speed is at least this (or unknown), m/s. Default 2.
     public var minimumSpeedForCourseMetersPerSecond: Double = 2
+    /// A standing vehicle (see `stationarySpeedMetersPerSecond`) is taken to point along the last trusted course
+    /// for up to this long after it, seconds (a stop at a red light lasts up to two minutes). Default 180.
+    /// 0 disables.
+    public var standingCourseHoldSeconds: Double = 180
 
     // MARK: Transition
 
@@ -86,6 +90,13 @@ public struct MapMatchingConfiguration: Sendable, Hashable {
     /// because OSM splits approach roads into 2–13 m edges between crossing, signal and junction nodes, so
     /// that a car waiting at the stop line often is within a few metres past one of them.
     public var standingPastJunctionPenalty: Double = 0
+    /// A standing vehicle within this distance before a junction or signal node (its stop line) earns
+    /// `standingBeforeJunctionBonus`, metres. Default 8.
+    public var stopLineZoneMeters: Double = 8
+    /// Log-likelihood bonus of standing within `stopLineZoneMeters` before a junction or signal node: the first
+    /// car of a queue waits at the stop line, so averaged fixes a metre or two past the node belong before it.
+    /// Default 1.5. 0 disables.
+    public var standingBeforeJunctionBonus: Double = 1.5
     /// Log-likelihood cost of turning round in the middle of a two-way road. Default 6.
     public var uTurnPenalty: Double = 6
 
@@ -133,9 +144,12 @@ public struct MapMatchingConfiguration: Sendable, Hashable {
     /// length, corners cut, lane changes): a neighbour D metres of driving away gets an extra variance of
     /// (this · D)². Default 0.05.
     public var speedIntegrationScaleError: Double = 0.05
-    /// The smoother drops neighbours this many standard deviations off its first estimate (a stretch matched on
-    /// the wrong road) and estimates again. Default 3. 0 disables.
+    /// The smoother first estimates from the neighbours within `smoothingNearFixes` fixes of the target, then
+    /// averages every neighbour within this many standard deviations of that (a stretch matched on the wrong road
+    /// or a detour on the decided path offsets all older positions). Default 3. 0 disables.
     public var smoothingRejectionSigmas: Double = 3
+    /// See `smoothingRejectionSigmas`, fixes. Default 5.
+    public var smoothingNearFixes: Int = 5
     /// Acceleration scale of the constant-velocity model used when fixes carry no speed, m/s². Default 1.
     public var accelerationSigmaMetersPerSecondSquared: Double = 1
     /// Smoothing never moves a position along the road by more than this many σ_z. Default 3.

@@ -53,9 +53,14 @@ struct ErrorBreakdown {
             (edges.firstIndex(of: t.edge).map { starts[$0] } ?? 0) + t.offsetMeters - t.distanceMeters
         } ?? 0
         var lastOutlierIndex = -100
+        var stopRun = 0
         for (i, (t, r)) in zip(drive.truth, matched).enumerated() {
             fixes += 1
+            stopRun = t.isStopped ? stopRun + 1 : 0
+            let runBucket = stopRun <= 2 ? "1-2" : stopRun <= 5 ? "3-5" : stopRun <= 10 ? "6-10" : stopRun <= 20 ? "11-20" : ">20"
             if t.isStopped {
+                secondary["(all stopped) fix \(runBucket) of its stop", default: 0] += 1
+                if r0wrong(matched[i], t) { secondary["(all stopped) fix \(runBucket) of its stop: wrong way", default: 0] += 1 }
                 stoppedFixes += 1
                 if t.offsetMeters < 6 && index.isWaitingPoint(graph.source(of: t.edge)) {
                     let l = index.length(of: t.edge)
@@ -90,6 +95,14 @@ struct ErrorBreakdown {
                 }
                 if ProcessInfo.processInfo.environment["ALONG_DUMP"] != nil {
                     print("ALONG \(i) \(t.isStopped ? 1 : 0) \(String(format: "%.1f %.1f %.2f", t.speedMetersPerSecond, t.distanceMeters, best)) \(drive.isOutlier[i] ? 1 : 0) \(r0(matched[i]))")
+                }
+                if abs(best) < 60 && !t.isStopped {
+                    let sNow = begin + t.distanceMeters
+                    let turnNear = nearest(turns, sNow) < 20 ? "near turn" : "straight"
+                    let fast = t.speedMetersPerSecond > 8 ? "fast" : "slow"
+                    secondary["(moving on route) \(turnNear) \(fast)", default: 0] += 1
+                    if abs(best) > 5 { secondary["(moving on route) \(turnNear) \(fast): along > 5 m", default: 0] += 1 }
+                    if abs(best) > 5 { secondary["(moving on route) along > 5 m, \(best > 0 ? "ahead" : "behind")", default: 0] += 1 }
                 }
                 if abs(best) < 60 {
                     if t.isStopped { alongStopped.append(abs(best)) } else { alongMoving.append(abs(best)) }
@@ -150,6 +163,8 @@ struct ErrorBreakdown {
             }
         }
     }
+
+    private func r0wrong(_ m: SnappedLocation, _ t: TruthSample) -> Bool { m.osmWayID != t.osmWayID }
 
     private func r0(_ m: SnappedLocation) -> String { "\(m.source.rawValue) \(m.osmWayID)" }
 

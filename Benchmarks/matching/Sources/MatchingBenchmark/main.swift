@@ -103,6 +103,11 @@ func simulate(_ o: Options) {
     if let v = o.string("rejection").flatMap(Double.init) { configuration.smoothingRejectionSigmas = v }
     if let v = o.string("inference-margin").flatMap(Double.init) { configuration.speedInferenceMarginSigmas = v }
     if let v = o.string("inference-seconds").flatMap(Double.init) { configuration.speedInferenceSeconds = v }
+    if let v = o.string("course-hold").flatMap(Double.init) { configuration.standingCourseHoldSeconds = v }
+    if let v = o.string("course-weight").flatMap(Double.init) { configuration.courseWeight = v }
+    if let v = o.string("stop-bonus").flatMap(Double.init) { configuration.standingBeforeJunctionBonus = v }
+    if let v = o.string("stop-zone").flatMap(Double.init) { configuration.stopLineZoneMeters = v }
+    if let v = o.string("near").flatMap(Int.init) { configuration.smoothingNearFixes = v }
     if let v = o.string("speed-inference").flatMap(Int.init) { configuration.speedInferenceFixes = v }
     if let v = o.string("sigma-default").flatMap(Double.init) { configuration.defaultSigmaMeters = v }
 
