@@ -688,14 +688,10 @@ public final class MapMatcher {
     private func walkForward(from edge: EdgeID, offset: Double, distance: Double,
                              toward target: (edge: EdgeID, offset: Double)?) -> (EdgeID, Double) {
         let length = index.length(of: edge)
-        if let target, target.edge == edge {
-            // The next position is on this edge: stay on it (never round the block to reach it from behind). The
-            // next position itself is one noisy fix; the smoothed distance may lie past it.
-            return (edge, min(offset + distance, length))
-        }
+        // The next position is one noisy fix: the smoothed distance may lie past it, even past the end of its edge.
         if offset + distance <= length { return (edge, offset + distance) }
         var remaining = distance - (length - offset)
-        if let target {
+        if let target, target.edge != edge {
             if let between = distances.connectingEdges(from: edge, to: target.edge, bound: remaining + 1) {
                 for e in between {
                     let l = index.length(of: e)

@@ -159,19 +159,35 @@ struct OfflineViterbiReference {
             columns.append(out)
             radii.append(radius)
         }
+        // The course each fix is matched with: its own when trusted; a standing vehicle keeps the last trusted one.
+        var courses: [Double?] = []
+        var held: (degrees: Double, time: Double)?
+        for (i, f) in fixes.enumerated() {
+            if c.courseWeight > 0, let course = f.validCourse,
+               f.validSpeed.map({ $0 >= c.minimumSpeedForCourseMetersPerSecond }) ?? true {
+                held = (course, f.timestamp)
+                courses.append(course)
+            } else if c.courseWeight > 0, standingFlags[i], let h = held, f.timestamp - h.time <= c.standingCourseHoldSeconds {
+                courses.append(h.degrees)
+            } else {
+                courses.append(nil)
+            }
+        }
         func emission(_ i: Int, _ k: RoadCandidate) -> Double {
-            let f = fixes[i]
             let sigma = sigmas[i]
+            let graph = index.graph
             var e = -0.5 * (k.distance / sigma) * (k.distance / sigma) - log(sigma)
-            if standingFlags[i] && k.offset < c.junctionClearanceMeters
-                && index.graph.outgoingEdges(of: index.graph.source(of: k.edge)).count >= 3 {
+            if standingFlags[i] && index.length(of: k.edge) - k.offset <= c.stopLineZoneMeters
+                && index.isWaitingPoint(graph.target(of: k.edge)) {
+                e += c.standingBeforeJunctionBonus
+            }
+            if standingFlags[i] && k.offset < c.junctionClearanceMeters && index.isWaitingPoint(graph.source(of: k.edge)) {
                 e -= c.standingPastJunctionPenalty
             }
-            if [.service, .track, .busway, .pedestrian].contains(index.graph.highwayClass(of: k.edge)) {
+            if [.service, .track, .busway, .pedestrian].contains(graph.highwayClass(of: k.edge)) {
                 e -= c.minorRoadPenalty
             }
-            if let course = f.validCourse, c.courseWeight > 0,
-               f.validSpeed.map({ $0 >= c.minimumSpeedForCourseMetersPerSecond }) ?? true {
+            if let course = courses[i] {
                 let diff = Geodesy.bearingDifferenceDegrees(course, index.bearing(on: k.edge, at: k.offset))
                 e -= c.courseWeight * (1 - cos(diff * .pi / 180))
             }

@@ -60,7 +60,7 @@ struct ErrorBreakdown {
             let runBucket = stopRun <= 2 ? "1-2" : stopRun <= 5 ? "3-5" : stopRun <= 10 ? "6-10" : stopRun <= 20 ? "11-20" : ">20"
             if t.isStopped {
                 secondary["(all stopped) fix \(runBucket) of its stop", default: 0] += 1
-                if r0wrong(matched[i], t) { secondary["(all stopped) fix \(runBucket) of its stop: wrong way", default: 0] += 1 }
+                if matched[i].osmWayID != t.osmWayID { secondary["(all stopped) fix \(runBucket) of its stop: wrong way", default: 0] += 1 }
                 stoppedFixes += 1
                 if t.offsetMeters < 6 && index.isWaitingPoint(graph.source(of: t.edge)) {
                     let l = index.length(of: t.edge)
@@ -92,9 +92,6 @@ struct ErrorBreakdown {
                 for (k, edge) in edges.enumerated() where edge == e {
                     let d = starts[k] + matched[i].edgeOffsetMeters - s
                     if abs(d) < abs(best) { best = d }
-                }
-                if ProcessInfo.processInfo.environment["ALONG_DUMP"] != nil {
-                    print("ALONG \(i) \(t.isStopped ? 1 : 0) \(String(format: "%.1f %.1f %.2f", t.speedMetersPerSecond, t.distanceMeters, best)) \(drive.isOutlier[i] ? 1 : 0) \(r0(matched[i]))")
                 }
                 if abs(best) < 60 && !t.isStopped {
                     let sNow = begin + t.distanceMeters
@@ -163,10 +160,6 @@ struct ErrorBreakdown {
             }
         }
     }
-
-    private func r0wrong(_ m: SnappedLocation, _ t: TruthSample) -> Bool { m.osmWayID != t.osmWayID }
-
-    private func r0(_ m: SnappedLocation) -> String { "\(m.source.rawValue) \(m.osmWayID)" }
 
     /// Length of the run of consecutive route edges with the same way id that contains route position `s`.
     private func wayRunLength(edges: [EdgeID], starts: [Double], at s: Double, graph: RoadGraph,

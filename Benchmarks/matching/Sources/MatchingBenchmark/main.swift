@@ -4,10 +4,10 @@
 //                              [--outliers 0.02] [--interval 1 --interval 5] [--save-graph MAP.graph]
 //                              [--no-speed] (fixes without speed and course) [--accuracy M] (reported accuracy)
 //                              [--position-only] (also match each drive with speed and course stripped)
-//       Also writes DIR/<interval>s/breakdown.txt: the wrong-way fixes classified by cause (see ErrorBreakdown).
 //       Imports the map, routes random trips, simulates each drive per fix interval, writes DIR/<interval>s/
 //       fixes.jsonl and truth.jsonl (one JSON array per drive and line), runs the online matcher on every drive
-//       (one update per fix, timed) and writes edgenav.jsonl (per drive: [[lat, lon, wayId], …]) and timing.json.
+//       (one update per fix, timed) and writes edgenav.jsonl (per drive: [[lat, lon, wayId], …]) and timing.json,
+//       and breakdown.txt: the wrong-way fixes classified by cause (see ErrorBreakdown).
 //   MatchingBenchmark wayids --map MAP.osm.pbf --in POINTS.jsonl --truth TRUTH.jsonl --out OUT.jsonl
 //       For engines that report positions without OSM way ids (OSRM): each drive's [[lat, lon] or null, …] becomes
 //       [[lat, lon, wayId], …] with the way of the nearest road within 2 m (ties broken towards the true way, so the
