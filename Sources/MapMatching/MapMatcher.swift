@@ -586,8 +586,14 @@ public final class MapMatcher {
         // A standing vehicle's earlier fixes of the same stop stay in the history (up to
         // `maximumStandingHistoryFixes`): they all measure the same point.
         historyStandingRun = step.standing ? historyStandingRun + 1 : 0
-        let keep = max(1, configuration.smoothingHistoryFixes + 1)
+        var keep = max(1, configuration.smoothingHistoryFixes + 1)
             + min(max(0, historyStandingRun - 1), configuration.maximumStandingHistoryFixes)
+        // Frequent fixes: also every fix of the last `smoothingHistorySeconds` (at most twice the fix count).
+        var recent = 0
+        for sample in history.reversed() where fix.timestamp - sample.time <= configuration.smoothingHistorySeconds {
+            recent += 1
+        }
+        keep = max(keep, min(recent, 2 * keep))
         if history.count > keep { history.removeFirst(history.count - keep) }
         if pathEdges.count > 64 { pathEdges.removeFirst(pathEdges.count - 64) }
 

@@ -134,6 +134,9 @@ public struct MapMatchingConfiguration: Sendable, Hashable {
     public var pruneMargin: Double = 20
     /// Earlier final positions used by the along-road smoother, fixes. Default 6.
     public var smoothingHistoryFixes: Int = 6
+    /// … or as many as were taken within this many seconds, when that is more (frequent fixes), seconds.
+    /// Default 12. 0 disables.
+    public var smoothingHistorySeconds: Double = 12
     /// While the vehicle stands, the smoother also uses up to this many earlier fixes of the same stop (they all
     /// measure the same point), fixes. Default 60.
     public var maximumStandingHistoryFixes: Int = 60

@@ -20,6 +20,8 @@ struct ErrorBreakdown {
     /// |along-road error| of every fix matched on the driven route, metres, stopped and moving.
     var alongStopped: [Double] = []
     var alongMoving: [Double] = []
+    /// Per fix: standing?, distance along the route back to the previous and on to the next way boundary, metres.
+    var boundaryDistances: [(stopped: Bool, behind: Double, ahead: Double)] = []
 
     private mutating func bump(_ key: String, _ into: WritableKeyPath<ErrorBreakdown, [String: Int]>) {
         self[keyPath: into][key, default: 0] += 1
@@ -56,6 +58,12 @@ struct ErrorBreakdown {
         var stopRun = 0
         for (i, (t, r)) in zip(drive.truth, matched).enumerated() {
             fixes += 1
+            do {
+                let s = begin + t.distanceMeters
+                let behind = boundaries.last(where: { $0 <= s }).map { s - $0 } ?? .infinity
+                let ahead = boundaries.first(where: { $0 > s }).map { $0 - s } ?? .infinity
+                boundaryDistances.append((t.isStopped, behind, ahead))
+            }
             stopRun = t.isStopped ? stopRun + 1 : 0
             let runBucket = stopRun <= 2 ? "1-2" : stopRun <= 5 ? "3-5" : stopRun <= 10 ? "6-10" : stopRun <= 20 ? "11-20" : ">20"
             if t.isStopped {
@@ -184,6 +192,20 @@ struct ErrorBreakdown {
         }
         out += String(format: "  along-road |error| on route: stopped p50 %.2f p90 %.2f m, moving p50 %.2f p90 %.2f m\n",
                       q(alongStopped, 0.5), q(alongStopped, 0.9), q(alongMoving, 0.5), q(alongMoving, 0.9))
+        // Floor: an ideal matcher that always finds the true road and places fixes along it with a Gaussian error
+        // of the σ measured here (p50 of |error| / 0.6745) still puts this share on a neighbouring way.
+        let sigmaStopped = q(alongStopped, 0.5) / 0.6745, sigmaMoving = q(alongMoving, 0.5) / 0.6745
+        func tail(_ z: Double) -> Double { 0.5 * erfc(z / 2.0.squareRoot()) }
+        func floor(_ sigmaStopped: Double, _ sigmaMoving: Double) -> Double {
+            var expected = 0.0
+            for b in boundaryDistances {
+                let sigma = b.stopped ? sigmaStopped : sigmaMoving
+                expected += tail(b.behind / sigma) + tail(b.ahead / sigma)
+            }
+            return 100 * expected / Double(max(1, boundaryDistances.count))
+        }
+        out += String(format: "  floor at this along-road precision (σ stopped %.2f m, moving %.2f m): %.1f %% of fixes on a neighbouring way; at σ 1.0/1.5 m: %.1f %%; at σ 0.5/1.0 m: %.1f %%\n",
+                      sigmaStopped, sigmaMoving, floor(sigmaStopped, sigmaMoving), floor(1, 1.5), floor(0.5, 1))
         out += "  secondary:\n"
         for (k, v) in secondary.sorted(by: { $0.key < $1.key }) {
             out += String(format: "  %6d  %5.1f %%  ", v, 100 * Double(v) / Double(max(1, wrong))) + k + "\n"
