@@ -20,6 +20,9 @@ struct ErrorBreakdown {
     /// |along-road error| of every fix matched on the driven route, metres, stopped and moving.
     var alongStopped: [Double] = []
     var alongMoving: [Double] = []
+    /// Sums of the signed along-road error (positive: ahead of the truth), metres.
+    var signedStopped = 0.0
+    var signedMoving = 0.0
     /// Per fix: standing?, distance along the route back to the previous and on to the next way boundary, metres.
     var boundaryDistances: [(stopped: Bool, behind: Double, ahead: Double)] = []
 
@@ -111,6 +114,7 @@ struct ErrorBreakdown {
                 }
                 if abs(best) < 60 {
                     if t.isStopped { alongStopped.append(abs(best)) } else { alongMoving.append(abs(best)) }
+                    if t.isStopped { signedStopped += best } else { signedMoving += best }
                 }
             }
             guard r.osmWayID != t.osmWayID else { continue }
@@ -190,8 +194,9 @@ struct ErrorBreakdown {
             let s = v.sorted()
             return s.isEmpty ? .nan : s[min(s.count - 1, Int(p * Double(s.count - 1)))]
         }
-        out += String(format: "  along-road |error| on route: stopped p50 %.2f p90 %.2f m, moving p50 %.2f p90 %.2f m\n",
-                      q(alongStopped, 0.5), q(alongStopped, 0.9), q(alongMoving, 0.5), q(alongMoving, 0.9))
+        out += String(format: "  along-road |error| on route: stopped p50 %.2f p90 %.2f m (mean signed %+.2f m), moving p50 %.2f p90 %.2f m (mean signed %+.2f m)\n",
+                      q(alongStopped, 0.5), q(alongStopped, 0.9), signedStopped / Double(max(1, alongStopped.count)),
+                      q(alongMoving, 0.5), q(alongMoving, 0.9), signedMoving / Double(max(1, alongMoving.count)))
         // Floor: an ideal matcher that always finds the true road and places fixes along it with a Gaussian error
         // of the σ measured here (p50 of |error| / 0.6745) still puts this share on a neighbouring way.
         let sigmaStopped = q(alongStopped, 0.5) / 0.6745, sigmaMoving = q(alongMoving, 0.5) / 0.6745
