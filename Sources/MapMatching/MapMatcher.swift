@@ -69,7 +69,10 @@ public final class MapMatcher {
     private var stationaryLongitudeSum = 0.0
     private var stationaryCount = 0
     /// The last trusted course (degrees) and its time: a standing vehicle keeps it.
-    private var heldCourse: (degrees: Double, time: Double)?
+    private var heldCourse: (degrees: Double, time: Double, weight: Double)?
+    /// For a fix without speed and course: the direction of the line through the recent positions, when they
+    /// show the vehicle moving at least `minimumSpeedForCourseMetersPerSecond` (degrees).
+    private var inferredCourse: Double?
 
     /// Matches fixes for `mode` on the graph behind `index`.
     public init(index: RoadGeometryIndex, mode: TravelMode = .driving,
@@ -126,7 +129,13 @@ public final class MapMatcher {
         let threshold = configuration.stationarySpeedMetersPerSecond * (stationaryCount > 0 ? 2 : 1)
         recentFixes.append((fix.timestamp, fix.coordinate))
         if recentFixes.count > configuration.speedInferenceFixes { recentFixes.removeFirst() }
-        if let v = fix.validSpeed ?? inferredSpeed(sigma: rawSigma), v < threshold {
+        let inferred = fix.validSpeed == nil ? inferredMotion(sigma: rawSigma) : nil
+        inferredCourse = nil
+        if let m = inferred, fix.validCourse == nil, configuration.inferredCourseWeight > 0,
+           m.speed >= configuration.minimumSpeedForCourseMetersPerSecond {
+            inferredCourse = m.course
+        }
+        if let v = fix.validSpeed ?? inferred?.speed, v < threshold {
             if stationaryCount > 0 {
                 let n = Double(stationaryCount)
                 let mean = Coordinate(latitude: stationaryLatitudeSum / n, longitude: stationaryLongitudeSum / n)
@@ -209,6 +218,7 @@ public final class MapMatcher {
         lastRouteDistance = 0
         stationaryCount = 0
         heldCourse = nil
+        inferredCourse = nil
         recentFixes.removeAll(keepingCapacity: true)
     }
 
@@ -226,12 +236,12 @@ public final class MapMatcher {
                             edge: e, offset: o, source: .deadReckoned, speed: speed, final: false)
     }
 
-    /// Speed from a least-squares line through the recent positions (at most `speedInferenceFixes`, within
+    /// Speed and direction from a least-squares line through the recent positions (at most `speedInferenceFixes`, within
     /// `speedInferenceSeconds`), m/s, for fixes without a speed: enough to tell a standing vehicle from a moving
     /// one. The estimate is reduced by `speedInferenceMarginSigmas` of its own standard error (σ_z / √Σ(t − t̄)²
     /// per axis), so that a vehicle counts as moving only when the positions show it. Nil with fewer than three
     /// fixes in the window or when disabled.
-    private func inferredSpeed(sigma: Double) -> Double? {
+    private func inferredMotion(sigma: Double) -> (speed: Double, course: Double)? {
         guard configuration.speedInferenceFixes >= 3, let newest = recentFixes.last else { return nil }
         var first = recentFixes.count - 1
         while first > 0 && newest.time - recentFixes[first - 1].time <= configuration.speedInferenceSeconds {
@@ -260,7 +270,8 @@ public final class MapMatcher {
         guard stt > 0 else { return nil }
         let vx = stx / stt, vy = sty / stt
         let standardError = sigma / stt.squareRoot()
-        return max(0, (vx * vx + vy * vy).squareRoot() - configuration.speedInferenceMarginSigmas * standardError)
+        let speed = max(0, (vx * vx + vy * vy).squareRoot() - configuration.speedInferenceMarginSigmas * standardError)
+        return (speed, Geodesy.normalizedDegrees(atan2(vx, vy) * 180 / .pi))
     }
 
     // MARK: Lattice construction
@@ -280,13 +291,19 @@ public final class MapMatcher {
             if let v = fix.validSpeed, v < configuration.minimumSpeedForCourseMetersPerSecond { return nil }
             return c
         }()
-        if let c = course {
-            heldCourse = (c, fix.timestamp)
+        var courseWeight = configuration.courseWeight
+        if course == nil, let c = inferredCourse {
+            course = c
+            courseWeight = configuration.inferredCourseWeight
+            heldCourse = (c, fix.timestamp, courseWeight)
+        } else if let c = course {
+            heldCourse = (c, fix.timestamp, courseWeight)
         } else if stationaryCount > 0, let held = heldCourse,
                   fix.timestamp - held.time <= configuration.standingCourseHoldSeconds {
             // A standing vehicle still points the way it was driving: it waits on its own road, not on the
             // cross street whose start lies as near to the averaged fixes.
             course = held.degrees
+            courseWeight = held.weight
         }
         let speed = fix.validSpeed ?? -1
         let standing = stationaryCount > 0
@@ -297,7 +314,7 @@ public final class MapMatcher {
             var emission = -0.5 * (c.distance / sigma) * (c.distance / sigma) - log(sigma)
             if let course {
                 let diff = Geodesy.bearingDifferenceDegrees(course, index.bearing(on: c.edge, at: c.offset))
-                emission -= configuration.courseWeight * (1 - cos(diff * .pi / 180))
+                emission -= courseWeight * (1 - cos(diff * .pi / 180))
             }
             if let route, route.contains(edge: c.edge, offset: c.offset, tolerance: 5) {
                 emission += configuration.routeBonus

@@ -36,6 +36,12 @@ public struct MapMatchingConfiguration: Sendable, Hashable {
     /// for up to this long after it, seconds (a stop at a red light lasts up to two minutes). Default 180.
     /// 0 disables.
     public var standingCourseHoldSeconds: Double = 180
+    /// Weight κ of the course term for fixes without speed and course, whose direction is taken from the line
+    /// through the recent positions (see `speedInferenceFixes`) when they show the vehicle moving at least
+    /// `minimumSpeedForCourseMetersPerSecond` (after the margin of `speedInferenceMarginSigmas`), and held by a
+    /// standing vehicle like a receiver's course. Default 1.5 (on simulated Helsinki drives without speed and
+    /// course: 0.75 and 2.5 did worse). 0 disables.
+    public var inferredCourseWeight: Double = 1.5
 
     // MARK: Transition
 

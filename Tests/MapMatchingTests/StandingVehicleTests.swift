@@ -68,10 +68,12 @@ import TraceSimulation
         #expect(abs(mean(signed)) < 1.0, "mean along-road offset \(mean(signed))")
     }
 
-    @Test func aVehicleStandingInAJunctionStaysOnItsOwnRoad() throws {
-        // Main runs west–east through the junction J; Cross runs north–south through it. The vehicle comes from W,
-        // crosses J and is held up 1 m past it, where the averaged fixes lie as near to the cross street as to its
-        // own road; no course while standing.
+    /// Main runs west–east through the junction J; Cross runs north–south through it. The vehicle comes from W at
+    /// 8 m/s, crosses J and is held up 1 m past it for 30 s, where the averaged fixes lie as near to the cross
+    /// street as to its own road. Returns how many standing fixes (of how many) each configuration put off Main.
+    static func standingInAJunction(
+        withSpeedAndCourse: Bool, configurations: [MapMatchingConfiguration]
+    ) throws -> (wrong: [Int], standing: Int) {
         let f = try MatchingFixture("""
                                           N
                                           |
@@ -84,36 +86,54 @@ import TraceSimulation
                                           S
             """, roads: [FixtureRoad(nodes: "WJE", name: "Main"), FixtureRoad(nodes: "NJS", name: "Cross")])
         let west = f.index.length(of: f.edges["WJ"]!), east = f.index.length(of: f.edges["JE"]!)
+        var wrong = [Int](repeating: 0, count: configurations.count)
+        var standingFixes = 0
+        for seed: UInt64 in 1...6 {
+            var rng = SplitMix64(seed: seed)
+            var fixes: [LocationFix] = []
+            func add(_ p: Coordinate, speed: Double, course: Double?) {
+                let q = LocalProjection(origin: p).unproject(x: 6 * rng.normal(), y: 6 * rng.normal())
+                fixes.append(fix(q, t: Double(fixes.count), speed: withSpeedAndCourse ? speed : nil,
+                                 course: withSpeedAndCourse ? course : nil))
+            }
+            var x = 20.0
+            while x < west { add(f.at("W", "J", x / west), speed: 8, course: 90); x += 8 }
+            let first = fixes.count
+            for _ in 0..<30 { add(f.at("J", "E", 1 / east), speed: 0, course: nil) }
+            let standing = first..<fixes.count
+            standingFixes += standing.count
+            for (k, configuration) in configurations.enumerated() {
+                let out = matchAll(f, fixes, configuration: configuration)
+                wrong[k] += standing.filter { out[$0].osmWayID != f.way("Main") }.count
+            }
+        }
+        return (wrong, standingFixes)
+    }
+
+    @Test func aVehicleStandingInAJunctionStaysOnItsOwnRoad() throws {
         // The stop-line prior would also pull the averaged fixes back onto W→J (Main): switch it off to see the
         // held course alone.
         var configuration = MapMatchingConfiguration()
         configuration.standingBeforeJunctionBonus = 0
         var heldCourseOff = configuration
         heldCourseOff.standingCourseHoldSeconds = 0
-        var wrong = 0, wrongWithoutHeldCourse = 0, standingFixes = 0
-        for seed: UInt64 in 1...6 {
-            var rng = SplitMix64(seed: seed)
-            var fixes: [LocationFix] = []
-            func add(_ p: Coordinate, speed: Double, course: Double?) {
-                let q = LocalProjection(origin: p).unproject(x: 6 * rng.normal(), y: 6 * rng.normal())
-                fixes.append(fix(q, t: Double(fixes.count), speed: speed, course: course))
-            }
-            var x = 60.0
-            while x < west { add(f.at("W", "J", x / west), speed: 8, course: 90); x += 8 }
-            let first = fixes.count
-            for _ in 0..<30 { add(f.at("J", "E", 1 / east), speed: 0, course: nil) }
-            let standing = first..<fixes.count
-            let out = matchAll(f, fixes, configuration: configuration)
-            let outWithout = matchAll(f, fixes, configuration: heldCourseOff)
-            for i in standing {
-                standingFixes += 1
-                if out[i].osmWayID != f.way("Main") { wrong += 1 }
-                if outWithout[i].osmWayID != f.way("Main") { wrongWithoutHeldCourse += 1 }
-            }
-        }
-        #expect(wrong <= standingFixes / 20, "\(wrong) of \(standingFixes) standing fixes off Main")
+        let (wrong, standing) = try Self.standingInAJunction(withSpeedAndCourse: true,
+                                                             configurations: [configuration, heldCourseOff])
+        #expect(wrong[0] <= standing / 20, "\(wrong[0]) of \(standing) standing fixes off Main")
         // Without the held course the cross street takes some of them (this is what the test is about).
-        #expect(wrongWithoutHeldCourse > wrong, "\(wrongWithoutHeldCourse) without vs \(wrong) with the held course")
+        #expect(wrong[1] > wrong[0], "\(wrong[1]) without vs \(wrong[0]) with the held course")
+    }
+
+    @Test func withoutSpeedAndCourseTheDirectionOfThePositionsIsHeld() throws {
+        // Positions only: the course comes from the line through the recent positions while the vehicle moves.
+        var configuration = MapMatchingConfiguration()
+        configuration.standingBeforeJunctionBonus = 0
+        var inferredOff = configuration
+        inferredOff.inferredCourseWeight = 0
+        let (wrong, standing) = try Self.standingInAJunction(withSpeedAndCourse: false,
+                                                             configurations: [configuration, inferredOff])
+        #expect(wrong[0] <= standing / 10, "\(wrong[0]) of \(standing) standing fixes off Main")
+        #expect(wrong[1] > wrong[0], "\(wrong[1]) without vs \(wrong[0]) with the inferred course")
     }
 
     @Test func aStopIsRecognisedFromPositionsAlone() throws {
