@@ -362,8 +362,10 @@ public final class MapMatcher {
         }
     }
 
-    @inline(__always) private func beta(_ dt: Double) -> Double {
-        configuration.betaMeters + configuration.betaGrowthMetersPerSecond * max(0, dt - 1)
+    /// β for fixes `dt` seconds apart whose newer observation has σ_z = `sigma`.
+    @inline(__always) private func beta(_ dt: Double, sigma: Double) -> Double {
+        max(configuration.betaMeters, configuration.betaPerSigma * sigma)
+            + configuration.betaGrowthMetersPerSecond * max(0, dt - 1)
     }
 
     /// Adds coasting states and the transition matrix from `previous`, and computes scores.
@@ -375,7 +377,7 @@ public final class MapMatcher {
         // A coasted fix skips its emission and one transition: charge the emission of a road `outlierSigmas`·σ
         // away plus what a typical transition costs (normalisation and a deviation of about σ), so that only fixes
         // worse than that are coasted.
-        let betaStep = beta(dtStep)
+        let betaStep = beta(dtStep, sigma: step.sigma)
         var coastLog = -0.5 * configuration.outlierSigmas * configuration.outlierSigmas - log(step.sigma)
             - log(betaStep) - step.sigma / betaStep
         if fix.validSpeed != nil {
@@ -432,7 +434,7 @@ public final class MapMatcher {
             let reach = configuration.maximumSpeedMetersPerSecond * dt + radii
             let bound = min(reach, gc * configuration.routeSearchDistanceFactor + radii
                             + configuration.routeSearchSlackMeters)
-            let b1 = beta(dt)
+            let b1 = beta(dt, sigma: step.sigma)
             let logBeta = log(b1)
             let expected: Double? = fixSpeed.flatMap { v in
                 from.referenceSpeed >= 0 ? 0.5 * (v + from.referenceSpeed) * dt : nil

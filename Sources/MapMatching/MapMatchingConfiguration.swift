@@ -45,9 +45,14 @@ public struct MapMatchingConfiguration: Sendable, Hashable {
 
     // MARK: Transition
 
-    /// β, the scale of the exponential on |route distance − great-circle distance|, metres, for fixes 1 s apart.
-    /// Default 4.
+    /// β, the scale of the exponential on |route distance − great-circle distance|, metres, for fixes 1 s apart:
+    /// at least this, and at least `betaPerSigma` σ_z. Default 4.
     public var betaMeters: Double = 4
+    /// β is at least this many σ_z of the newer observation: the great-circle distance between two fixes carries
+    /// the position error of both (its component along the line has a mean absolute value of about 1.13 σ_z),
+    /// so a β of a few metres at σ_z = 7 m punished the true road for GPS noise. Default 2 (on simulated drives
+    /// with σ = 8 m, 2 σ_z = 14 m did better than 4 m by 1.5 points of way-id accuracy at 1 s fixes).
+    public var betaPerSigma: Double = 2
     /// β grows by this per second between fixes beyond the first, metres per second (sparse fixes drift more from
     /// straight lines). Default 1.
     public var betaGrowthMetersPerSecond: Double = 1

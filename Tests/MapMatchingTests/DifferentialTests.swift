@@ -202,7 +202,7 @@ struct OfflineViterbiReference {
             let gc = Geodesy.distanceMeters(observed[i - 1], observed[i])
             let bound = min(c.maximumSpeedMetersPerSecond * dt + radii[i - 1] + radii[i],
                             gc * c.routeSearchDistanceFactor + radii[i - 1] + radii[i] + c.routeSearchSlackMeters)
-            let beta = c.betaMeters + c.betaGrowthMetersPerSecond * max(0, dt - 1)
+            let beta = max(c.betaMeters, c.betaPerSigma * sigmas[i]) + c.betaGrowthMetersPerSecond * max(0, dt - 1)
             var column: [Double] = []
             var pointers: [Int] = []
             var arrivals: [EdgeID] = []
@@ -329,8 +329,11 @@ struct OfflineViterbiReference {
         #expect(total > 500)
         #expect(Double(agree) >= 0.95 * Double(total), "\(agree)/\(total) agree")
         // Deciding online after 4 fixes (with coasting and smoothing) costs little against seeing the whole trace.
-        #expect(Double(truthDefault) >= Double(truthOffline) - 0.02 * Double(total),
+        // Since β scales with σ_z (betaPerSigma) the offline decoder gains more from the weaker transitions than
+        // a decision after 4 fixes can (here 666 against 690 of 708, with β = 4 m 665 against 677), hence 4 %.
+        #expect(Double(truthDefault) >= Double(truthOffline) - 0.04 * Double(total),
                 "default \(truthDefault), lagged \(truthLagged), offline \(truthOffline) of \(total)")
+        #expect(Double(truthDefault) >= 0.93 * Double(total), "default \(truthDefault) of \(total)")
     }
 
     @Test func gridCityAccuracyWithNoiseAndOutliers() throws {
