@@ -112,6 +112,7 @@ func simulate(_ o: Options) {
     if let v = o.string("inferred-course").flatMap(Double.init) { configuration.inferredCourseWeight = v }
     if let v = o.string("acceleration").flatMap(Double.init) { configuration.accelerationSigmaMetersPerSecondSquared = v }
     if let v = o.string("beta-sigmas").flatMap(Double.init) { configuration.betaPerSigma = v }
+    if let v = o.string("speed-beta").flatMap(Double.init) { configuration.speedBetaMeters = v }
     if let v = o.string("speed-inference").flatMap(Int.init) { configuration.speedInferenceFixes = v }
     if let v = o.string("sigma-default").flatMap(Double.init) { configuration.defaultSigmaMeters = v }
 
