@@ -236,9 +236,10 @@ public final class MapMatcher {
                             edge: e, offset: o, source: .deadReckoned, speed: speed, final: false)
     }
 
-    /// Speed and direction from a least-squares line through the recent positions (at most `speedInferenceFixes`, within
-    /// `speedInferenceSeconds`), m/s, for fixes without a speed: enough to tell a standing vehicle from a moving
-    /// one. The estimate is reduced by `speedInferenceMarginSigmas` of its own standard error (σ_z / √Σ(t − t̄)²
+    /// Speed (m/s) and direction (degrees) from a least-squares line through the recent positions (at most
+    /// `speedInferenceFixes`, within `speedInferenceSeconds`), for fixes without a speed: enough to tell a
+    /// standing vehicle from a moving one. The estimate is reduced by `speedInferenceMarginSigmas` of its own
+    /// standard error (σ_z / √Σ(t − t̄)²
     /// per axis), so that a vehicle counts as moving only when the positions show it. Nil with fewer than three
     /// fixes in the window or when disabled.
     private func inferredMotion(sigma: Double) -> (speed: Double, course: Double)? {
@@ -708,8 +709,9 @@ public final class MapMatcher {
         pathEdges.append((edge, start))
     }
 
-    /// Moves `distance` metres forward from (edge, offset): towards `target` along the shortest road path when
-    /// given (never past it), else along the active route or the straightest continuation.
+    /// Moves `distance` metres forward from (edge, offset): when `target` (the next fix's road position) is on
+    /// another edge, along the shortest road path to it (never beyond its edge); else along the active route or the
+    /// straightest continuation. The target is one noisy fix, so the walk may pass it.
     private func walkForward(from edge: EdgeID, offset: Double, distance: Double,
                              toward target: (edge: EdgeID, offset: Double)?) -> (EdgeID, Double) {
         let length = index.length(of: edge)

@@ -167,7 +167,8 @@ struct OfflineViterbiReference {
                f.validSpeed.map({ $0 >= c.minimumSpeedForCourseMetersPerSecond }) ?? true {
                 held = (course, f.timestamp)
                 courses.append(course)
-            } else if c.courseWeight > 0, standingFlags[i], let h = held, f.timestamp - h.time <= c.standingCourseHoldSeconds {
+            } else if c.courseWeight > 0, standingFlags[i], let h = held,
+                      f.timestamp - h.time <= c.standingCourseHoldSeconds {
                 courses.append(h.degrees)
             } else {
                 courses.append(nil)
@@ -181,7 +182,8 @@ struct OfflineViterbiReference {
                 && index.isWaitingPoint(graph.target(of: k.edge)) {
                 e += c.standingBeforeJunctionBonus
             }
-            if standingFlags[i] && k.offset < c.junctionClearanceMeters && index.isWaitingPoint(graph.source(of: k.edge)) {
+            if standingFlags[i] && k.offset < c.junctionClearanceMeters
+                && index.isWaitingPoint(graph.source(of: k.edge)) {
                 e -= c.standingPastJunctionPenalty
             }
             if [.service, .track, .busway, .pedestrian].contains(graph.highwayClass(of: k.edge)) {

@@ -1,8 +1,9 @@
 import Geo
-@testable import MapMatching
 import RoadGraph
 import Testing
 import TraceSimulation
+
+@testable import MapMatching
 
 /// Transcripts of a vehicle that drives, stands (at a light, in a queue) and drives on: how the matcher places the
 /// standing fixes.
@@ -21,8 +22,10 @@ import TraceSimulation
             let p = LocalProjection(origin: f.at("A", "B", x / length))
                 .unproject(x: sigma * rng.normal(), y: sigma * rng.normal())
             let moving = speed >= 1
-            fixes.append(fix(p, t: Double(fixes.count), speed: withSpeed ? speed : nil,
-                             course: withSpeed && moving ? 90 : nil))
+            fixes.append(
+                fix(
+                    p, t: Double(fixes.count), speed: withSpeed ? speed : nil,
+                    course: withSpeed && moving ? 90 : nil))
         }
         var x = stopAt - 200
         while x < stopAt { add(x, speed: 10); x += 10 }
@@ -74,7 +77,8 @@ import TraceSimulation
     static func standingInAJunction(
         withSpeedAndCourse: Bool, configurations: [MapMatchingConfiguration]
     ) throws -> (wrong: [Int], standing: Int) {
-        let f = try MatchingFixture("""
+        let f = try MatchingFixture(
+            """
                                           N
                                           |
                                           |
@@ -93,8 +97,10 @@ import TraceSimulation
             var fixes: [LocationFix] = []
             func add(_ p: Coordinate, speed: Double, course: Double?) {
                 let q = LocalProjection(origin: p).unproject(x: 6 * rng.normal(), y: 6 * rng.normal())
-                fixes.append(fix(q, t: Double(fixes.count), speed: withSpeedAndCourse ? speed : nil,
-                                 course: withSpeedAndCourse ? course : nil))
+                fixes.append(
+                    fix(
+                        q, t: Double(fixes.count), speed: withSpeedAndCourse ? speed : nil,
+                        course: withSpeedAndCourse ? course : nil))
             }
             var x = 20.0
             while x < west { add(f.at("W", "J", x / west), speed: 8, course: 90); x += 8 }
@@ -117,8 +123,9 @@ import TraceSimulation
         configuration.standingBeforeJunctionBonus = 0
         var heldCourseOff = configuration
         heldCourseOff.standingCourseHoldSeconds = 0
-        let (wrong, standing) = try Self.standingInAJunction(withSpeedAndCourse: true,
-                                                             configurations: [configuration, heldCourseOff])
+        let (wrong, standing) = try Self.standingInAJunction(
+            withSpeedAndCourse: true,
+            configurations: [configuration, heldCourseOff])
         #expect(wrong[0] <= standing / 20, "\(wrong[0]) of \(standing) standing fixes off Main")
         // Without the held course the cross street takes some of them (this is what the test is about).
         #expect(wrong[1] > wrong[0], "\(wrong[1]) without vs \(wrong[0]) with the held course")
@@ -130,8 +137,9 @@ import TraceSimulation
         configuration.standingBeforeJunctionBonus = 0
         var inferredOff = configuration
         inferredOff.inferredCourseWeight = 0
-        let (wrong, standing) = try Self.standingInAJunction(withSpeedAndCourse: false,
-                                                             configurations: [configuration, inferredOff])
+        let (wrong, standing) = try Self.standingInAJunction(
+            withSpeedAndCourse: false,
+            configurations: [configuration, inferredOff])
         #expect(wrong[0] <= standing / 10, "\(wrong[0]) of \(standing) standing fixes off Main")
         #expect(wrong[1] > wrong[0], "\(wrong[1]) without vs \(wrong[0]) with the inferred course")
     }
@@ -143,8 +151,9 @@ import TraceSimulation
         var errors: [Double] = []
         var errorsOld: [Double] = []
         for seed: UInt64 in 1...4 {
-            let (fixes, standing, stop) = Self.stopAndGo(f, stopAt: 300, standSeconds: 30, sigma: 8, seed: seed,
-                                                         withSpeed: false)
+            let (fixes, standing, stop) = Self.stopAndGo(
+                f, stopAt: 300, standSeconds: 30, sigma: 8, seed: seed,
+                withSpeed: false)
             let out = matchAll(f, fixes)
             let outOld = matchAll(f, fixes, configuration: oldInference)
             for i in standing.dropFirst(8) {
@@ -153,7 +162,8 @@ import TraceSimulation
             }
         }
         #expect(percentile(errors, 0.5) < 3.0, "p50 \(percentile(errors, 0.5))")
-        #expect(percentile(errors, 0.5) < percentile(errorsOld, 0.5),
-                "\(percentile(errors, 0.5)) vs \(percentile(errorsOld, 0.5)) without the inference margin")
+        #expect(
+            percentile(errors, 0.5) < percentile(errorsOld, 0.5),
+            "\(percentile(errors, 0.5)) vs \(percentile(errorsOld, 0.5)) without the inference margin")
     }
 }

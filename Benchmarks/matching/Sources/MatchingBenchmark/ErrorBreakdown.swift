@@ -54,9 +54,10 @@ struct ErrorBreakdown {
             list.reduce(Double.infinity) { min($0, abs($1 - s)) }
         }
         // Route position of a truth sample: the edge occurrence whose start is nearest below its driven distance.
-        let begin = drive.truth.first.map { t in
-            (edges.firstIndex(of: t.edge).map { starts[$0] } ?? 0) + t.offsetMeters - t.distanceMeters
-        } ?? 0
+        let begin =
+            drive.truth.first.map { t in
+                (edges.firstIndex(of: t.edge).map { starts[$0] } ?? 0) + t.offsetMeters - t.distanceMeters
+            } ?? 0
         var lastOutlierIndex = -100
         var stopRun = 0
         for (i, (t, r)) in zip(drive.truth, matched).enumerated() {
@@ -68,10 +69,13 @@ struct ErrorBreakdown {
                 boundaryDistances.append((t.isStopped, behind, ahead))
             }
             stopRun = t.isStopped ? stopRun + 1 : 0
-            let runBucket = stopRun <= 2 ? "1-2" : stopRun <= 5 ? "3-5" : stopRun <= 10 ? "6-10" : stopRun <= 20 ? "11-20" : ">20"
+            let runBucket =
+                stopRun <= 2 ? "1-2" : stopRun <= 5 ? "3-5" : stopRun <= 10 ? "6-10" : stopRun <= 20 ? "11-20" : ">20"
             if t.isStopped {
                 secondary["(all stopped) fix \(runBucket) of its stop", default: 0] += 1
-                if matched[i].osmWayID != t.osmWayID { secondary["(all stopped) fix \(runBucket) of its stop: wrong way", default: 0] += 1 }
+                if matched[i].osmWayID != t.osmWayID {
+                    secondary["(all stopped) fix \(runBucket) of its stop: wrong way", default: 0] += 1
+                }
                 stoppedFixes += 1
                 if t.offsetMeters < 6 && index.isWaitingPoint(graph.source(of: t.edge)) {
                     let l = index.length(of: t.edge)
@@ -85,8 +89,12 @@ struct ErrorBreakdown {
                     while k > 0 {
                         let node = graph.source(of: edges[k])
                         var nb = Set<NodeID>()
-                        for e in graph.outgoingEdges(of: node) where graph.access(of: e).contains(.driving) { nb.insert(graph.target(of: e)) }
-                        for e in graph.incomingEdges(of: node) where graph.access(of: e).contains(.driving) { nb.insert(graph.source(of: e)) }
+                        for e in graph.outgoingEdges(of: node) where graph.access(of: e).contains(.driving) {
+                            nb.insert(graph.target(of: e))
+                        }
+                        for e in graph.incomingEdges(of: node) where graph.access(of: e).contains(.driving) {
+                            nb.insert(graph.source(of: e))
+                        }
                         if nb.count >= 3 { junctionBack = back; break }
                         k -= 1
                         back += index.length(of: edges[k])
@@ -95,7 +103,9 @@ struct ErrorBreakdown {
                     let jb = junctionBack < 0 ? "none within 30 m" : junctionBack < 10 ? "<10 m" : "10-30 m"
                     secondary["(all stopped) … signal ahead \(signal), junction behind \(jb)", default: 0] += 1
                 }
-            } else { movingFixes += 1 }
+            } else {
+                movingFixes += 1
+            }
             if drive.isOutlier[i] { lastOutlierIndex = i }
             if let e = matched[i].edge {
                 let s = begin + t.distanceMeters
@@ -109,8 +119,12 @@ struct ErrorBreakdown {
                     let turnNear = nearest(turns, sNow) < 20 ? "near turn" : "straight"
                     let fast = t.speedMetersPerSecond > 8 ? "fast" : "slow"
                     secondary["(moving on route) \(turnNear) \(fast)", default: 0] += 1
-                    if abs(best) > 5 { secondary["(moving on route) \(turnNear) \(fast): along > 5 m", default: 0] += 1 }
-                    if abs(best) > 5 { secondary["(moving on route) along > 5 m, \(best > 0 ? "ahead" : "behind")", default: 0] += 1 }
+                    if abs(best) > 5 {
+                        secondary["(moving on route) \(turnNear) \(fast): along > 5 m", default: 0] += 1
+                    }
+                    if abs(best) > 5 {
+                        secondary["(moving on route) along > 5 m, \(best > 0 ? "ahead" : "behind")", default: 0] += 1
+                    }
                 }
                 if abs(best) < 60 {
                     if t.isStopped { alongStopped.append(abs(best)) } else { alongMoving.append(abs(best)) }
@@ -156,12 +170,17 @@ struct ErrorBreakdown {
                 let touches = [graph.source(of: e), graph.target(of: e)].contains { n in
                     n == graph.source(of: te) || n == graph.target(of: te)
                 }
-                let diff = Geodesy.bearingDifferenceDegrees(index.bearing(on: e, at: r.edgeOffsetMeters), t.courseDegrees)
-                let relation = touches ? "shares a node with the true edge"
+                let diff = Geodesy.bearingDifferenceDegrees(
+                    index.bearing(on: e, at: r.edgeOffsetMeters), t.courseDegrees)
+                let relation =
+                    touches
+                    ? "shares a node with the true edge"
                     : diff > 150 ? "opposite-direction road" : diff < 30 ? "same-direction road" : "crossing road"
                 secondary["off route: \(relation)", default: 0] += 1
             }
-            if let e = r.edge, graph.highwayClass(of: e) == .service { secondary["matched a service road", default: 0] += 1 }
+            if let e = r.edge, graph.highwayClass(of: e) == .service {
+                secondary["matched a service road", default: 0] += 1
+            }
             if nearest(turns, s) < 20 { secondary["truth within 20 m of a turn", default: 0] += 1 }
             if boundary < 3 { secondary["truth < 3 m from way boundary", default: 0] += 1 }
             let truthWayLength = wayRunLength(edges: edges, starts: starts, at: s, graph: graph, index: index)
@@ -174,8 +193,10 @@ struct ErrorBreakdown {
     }
 
     /// Length of the run of consecutive route edges with the same way id that contains route position `s`.
-    private func wayRunLength(edges: [EdgeID], starts: [Double], at s: Double, graph: RoadGraph,
-                              index: RoadGeometryIndex) -> Double {
+    private func wayRunLength(
+        edges: [EdgeID], starts: [Double], at s: Double, graph: RoadGraph,
+        index: RoadGeometryIndex
+    ) -> Double {
         var k = 0
         while k + 1 < edges.count && starts[k + 1] <= s { k += 1 }
         let way = graph.osmWayID(of: edges[k])
@@ -186,7 +207,10 @@ struct ErrorBreakdown {
     }
 
     func report(title: String) -> String {
-        var out = "\(title): \(wrong) of \(fixes) fixes on a wrong way (\(String(format: "%.1f", 100 * Double(wrong) / Double(max(1, fixes)))) %); stopped fixes \(stoppedFixes), moving \(movingFixes)\n"
+        var out =
+            "\(title): \(wrong) of \(fixes) fixes on a wrong way "
+            + String(format: "(%.1f %%)", 100 * Double(wrong) / Double(max(1, fixes)))
+            + "; stopped fixes \(stoppedFixes), moving \(movingFixes)\n"
         for (k, v) in primary.sorted(by: { $0.value > $1.value }) {
             out += String(format: "  %6d  %5.1f %%  ", v, 100 * Double(v) / Double(max(1, wrong))) + k + "\n"
         }
@@ -194,9 +218,12 @@ struct ErrorBreakdown {
             let s = v.sorted()
             return s.isEmpty ? .nan : s[min(s.count - 1, Int(p * Double(s.count - 1)))]
         }
-        out += String(format: "  along-road |error| on route: stopped p50 %.2f p90 %.2f m (mean signed %+.2f m), moving p50 %.2f p90 %.2f m (mean signed %+.2f m)\n",
-                      q(alongStopped, 0.5), q(alongStopped, 0.9), signedStopped / Double(max(1, alongStopped.count)),
-                      q(alongMoving, 0.5), q(alongMoving, 0.9), signedMoving / Double(max(1, alongMoving.count)))
+        out += String(
+            format:
+                "  along-road |error| on route: stopped p50 %.2f p90 %.2f m (mean signed %+.2f m), "
+                    + "moving p50 %.2f p90 %.2f m (mean signed %+.2f m)\n",
+            q(alongStopped, 0.5), q(alongStopped, 0.9), signedStopped / Double(max(1, alongStopped.count)),
+            q(alongMoving, 0.5), q(alongMoving, 0.9), signedMoving / Double(max(1, alongMoving.count)))
         // Floor: an ideal matcher that always finds the true road and places fixes along it with a Gaussian error
         // of the σ measured here (p50 of |error| / 0.6745) still puts this share on a neighbouring way.
         let sigmaStopped = q(alongStopped, 0.5) / 0.6745, sigmaMoving = q(alongMoving, 0.5) / 0.6745
@@ -209,8 +236,11 @@ struct ErrorBreakdown {
             }
             return 100 * expected / Double(max(1, boundaryDistances.count))
         }
-        out += String(format: "  floor at this along-road precision (σ stopped %.2f m, moving %.2f m): %.1f %% of fixes on a neighbouring way; at σ 1.0/1.5 m: %.1f %%; at σ 0.5/1.0 m: %.1f %%\n",
-                      sigmaStopped, sigmaMoving, floor(sigmaStopped, sigmaMoving), floor(1, 1.5), floor(0.5, 1))
+        out += String(
+            format:
+                "  floor at this along-road precision (σ stopped %.2f m, moving %.2f m): %.1f %% of fixes on a "
+                    + "neighbouring way; at σ 1.0/1.5 m: %.1f %%; at σ 0.5/1.0 m: %.1f %%\n",
+            sigmaStopped, sigmaMoving, floor(sigmaStopped, sigmaMoving), floor(1, 1.5), floor(0.5, 1))
         out += "  secondary:\n"
         for (k, v) in secondary.sorted(by: { $0.key < $1.key }) {
             out += String(format: "  %6d  %5.1f %%  ", v, 100 * Double(v) / Double(max(1, wrong))) + k + "\n"

@@ -110,7 +110,9 @@ func simulate(_ o: Options) {
     if let v = o.string("near").flatMap(Int.init) { configuration.smoothingNearFixes = v }
     if let v = o.string("history-seconds").flatMap(Double.init) { configuration.smoothingHistorySeconds = v }
     if let v = o.string("inferred-course").flatMap(Double.init) { configuration.inferredCourseWeight = v }
-    if let v = o.string("acceleration").flatMap(Double.init) { configuration.accelerationSigmaMetersPerSecondSquared = v }
+    if let v = o.string("acceleration").flatMap(Double.init) {
+        configuration.accelerationSigmaMetersPerSecondSquared = v
+    }
     if let v = o.string("beta-sigmas").flatMap(Double.init) { configuration.betaPerSigma = v }
     if let v = o.string("speed-beta").flatMap(Double.init) { configuration.speedBetaMeters = v }
     if let v = o.string("speed-inference").flatMap(Int.init) { configuration.speedInferenceFixes = v }
