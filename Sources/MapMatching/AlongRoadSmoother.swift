@@ -15,49 +15,93 @@ struct OdometerSample {
 ///
 /// - When every fix in the window reports a speed, the speeds are integrated (trapezoids) to move each
 ///   neighbour's observed distance to the time of interest, and the moved observations are averaged with
-///   weights 1 / (σ² + (σ_v·|Δt|)²): exact under any acceleration the speeds capture.
+///   weights 1 / (σ² + Σ(σ_v²·δt + (0.29·|δv|·δt)²) + (ε·D)²) over the intervals δt between them, D the integrated
+///   distance: independent speed errors add up like a random walk, a trapezoid misses where in an interval the
+///   speed changed, and a scale error (receiver speed against map length) grows with the distance driven. A
+///   standing vehicle's neighbours therefore count almost fully however long ago they were taken.
 /// - Otherwise a constant-velocity line is fitted with weights 1 / (σ² + (½·a·Δt²)²).
+///
+/// Robustness: a first estimate from the `nearSamples` nearest neighbours only; then every observation within
+/// `rejectionSigmas` standard deviations of it is averaged (a stretch matched on the wrong road or a detour on the
+/// decided path offsets all older positions, and must not drag the estimate).
 ///
 /// A per-fix snap removes the GPS error across the road but keeps the error along it; averaging n neighbours
 /// divides the along-road error by about √n.
 enum AlongRoadSmoother {
+    /// Noise model of the smoother.
+    struct Model {
+        /// σ_v: random-walk growth of the integrated-speed error, m/s per √s (variance σ_v²·|Δt|).
+        var speedNoise: Double
+        /// ε: relative error of the integrated distance (speed scale against map length), fraction.
+        var speedScale: Double
+        /// Acceleration scale of the constant-velocity fit, m/s².
+        var acceleration: Double
+        /// Observations this many standard deviations off the first estimate are dropped. 0 disables.
+        var rejectionSigmas: Double
+        /// Reported speeds below this count as standing still, m/s.
+        var standingSpeed: Double
+        /// Neighbours within this many samples of the target make the first estimate that the others must agree
+        /// with (within `rejectionSigmas`).
+        var nearSamples: Int
+    }
+
     /// Estimated distance along the path at `samples[target].time`, and the speed (m/s) when it can be derived.
     static func estimate(
-        _ samples: ArraySlice<OdometerSample>, target: Int, speedSigma: Double, accelerationSigma: Double
+        _ samples: ArraySlice<OdometerSample>, target: Int, model: Model
     ) -> (distance: Double?, speed: Double?) {
         let t0 = samples[target].time
         let allSpeeds = samples.allSatisfy { $0.speed != nil }
         if allSpeeds {
-            // Integrated speed from the target to each sample.
-            var sumW = 0.0, sumWX = 0.0
-            var integral = 0.0
-            // Forward from the target.
-            var k = target
-            while k < samples.endIndex {
-                if k > target {
-                    integral += 0.5 * (samples[k - 1].speed! + samples[k].speed!) * (samples[k].time - samples[k - 1].time)
-                }
-                if let d = samples[k].distance {
-                    let dt = samples[k].time - t0
-                    let w = 1 / (samples[k].sigma * samples[k].sigma + speedSigma * speedSigma * dt * dt)
-                    sumW += w
-                    sumWX += w * (d - integral)
-                }
-                k += 1
+            // Speeds below the standing speed are receiver noise around zero (never negative, so they would
+            // add up to metres of phantom travel over a long stop).
+            @inline(__always) func speed(_ k: Int) -> Double {
+                let v = samples[k].speed!
+                return v < model.standingSpeed ? 0 : v
             }
-            integral = 0
-            k = target - 1
-            while k >= samples.startIndex {
-                integral -= 0.5 * (samples[k].speed! + samples[k + 1].speed!) * (samples[k + 1].time - samples[k].time)
-                if let d = samples[k].distance {
-                    let dt = samples[k].time - t0
-                    let w = 1 / (samples[k].sigma * samples[k].sigma + speedSigma * speedSigma * dt * dt)
-                    sumW += w
-                    sumWX += w * (d - integral)
+            // Calls `body` with each observation moved to the target's time and its variance. One interval's
+            // trapezoid carries speed noise and the error of not knowing where in the interval the speed changed
+            // (up to ½·|Δv|·Δt; σ of a uniform position of the change ≈ 0.29·|Δv|·Δt).
+            func forEachMoved(_ body: (_ value: Double, _ variance: Double, _ near: Bool) -> Void) {
+                var integral = 0.0, integralVariance = 0.0
+                for direction in stride(from: 1, through: -1, by: -2) {
+                    integral = 0
+                    integralVariance = 0
+                    var k = direction > 0 ? target : target - 1
+                    while k >= samples.startIndex && k < samples.endIndex {
+                        if k != target {
+                            let a = direction > 0 ? k - 1 : k, b = a + 1
+                            let dt = samples[b].time - samples[a].time
+                            let change = 0.29 * abs(speed(b) - speed(a)) * dt
+                            integral += Double(direction) * 0.5 * (speed(a) + speed(b)) * dt
+                            integralVariance += model.speedNoise * model.speedNoise * dt + change * change
+                        }
+                        if let d = samples[k].distance {
+                            let scale = model.speedScale * integral
+                            body(d - integral, samples[k].sigma * samples[k].sigma + integralVariance + scale * scale,
+                                 abs(k - target) <= model.nearSamples)
+                        }
+                        k += direction
+                    }
                 }
-                k -= 1
             }
-            return (sumW > 0 ? sumWX / sumW : nil, samples[target].speed)
+            // First the near neighbours alone, then every neighbour that agrees with them: a stretch of older
+            // positions offset by a detour on the decided path must not drag the estimate.
+            func mean(nearOnly: Bool, within limit: Double?, of center: Double) -> Double? {
+                var sumW = 0.0, sumWX = 0.0
+                forEachMoved { value, variance, near in
+                    if nearOnly && !near { return }
+                    if let limit, abs(value - center) > limit * variance.squareRoot() { return }
+                    sumW += 1 / variance
+                    sumWX += value / variance
+                }
+                return sumW > 0 ? sumWX / sumW : nil
+            }
+            guard let nearMean = mean(nearOnly: true, within: nil, of: 0) ?? mean(nearOnly: false, within: nil, of: 0)
+            else { return (nil, samples[target].speed) }
+            if model.rejectionSigmas > 0, let all = mean(nearOnly: false, within: model.rejectionSigmas, of: nearMean) {
+                return (all, samples[target].speed)
+            }
+            return (mean(nearOnly: false, within: nil, of: 0) ?? nearMean, samples[target].speed)
         }
         // Weighted constant-velocity fit s = a + b·τ.
         var sw = 0.0, st = 0.0, stt = 0.0, ss = 0.0, sts = 0.0
@@ -65,7 +109,7 @@ enum AlongRoadSmoother {
         for s in samples {
             guard let d = s.distance else { continue }
             let tau = s.time - t0
-            let model = 0.5 * accelerationSigma * tau * tau
+            let model = 0.5 * model.acceleration * tau * tau
             let w = 1 / (s.sigma * s.sigma + model * model)
             sw += w; st += w * tau; stt += w * tau * tau; ss += w * d; sts += w * tau * d
             n += 1

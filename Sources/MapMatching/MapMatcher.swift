@@ -40,6 +40,7 @@ public final class MapMatcher {
     public private(set) var route: ActiveRoute?
 
     private let distances: RoadDistanceCache
+    private let smootherModel: AlongRoadSmoother.Model
     private var scratch: CandidateScratch
     private var candidateBuffer: [RoadCandidate] = []
     private var window: [LatticeStep] = []
@@ -50,6 +51,8 @@ public final class MapMatcher {
 
     // Decided path, for smoothing and for walking back along the road.
     private var history: [OdometerSample] = []
+    /// Number of standing fixes at the end of `history`.
+    private var historyStandingRun = 0
     /// Directed edges of the decided path with the odometer at each edge's source.
     private var pathEdges: [(edge: EdgeID, start: Double)] = []
     /// Odometer at the last decided road position (the anchor while coasting), metres.
@@ -65,6 +68,11 @@ public final class MapMatcher {
     private var stationaryLatitudeSum = 0.0
     private var stationaryLongitudeSum = 0.0
     private var stationaryCount = 0
+    /// The last trusted course (degrees) and its time: a standing vehicle keeps it.
+    private var heldCourse: (degrees: Double, time: Double, weight: Double)?
+    /// For a fix without speed and course: the direction of the line through the recent positions, when they
+    /// show the vehicle moving at least `minimumSpeedForCourseMetersPerSecond` (degrees).
+    private var inferredCourse: Double?
 
     /// Matches fixes for `mode` on the graph behind `index`.
     public init(index: RoadGeometryIndex, mode: TravelMode = .driving,
@@ -73,6 +81,13 @@ public final class MapMatcher {
         self.mode = mode
         self.configuration = configuration
         distances = RoadDistanceCache(index: index, mode: mode)
+        smootherModel = AlongRoadSmoother.Model(
+            speedNoise: configuration.speedIntegrationSigmaMetersPerSecond,
+            speedScale: configuration.speedIntegrationScaleError,
+            acceleration: configuration.accelerationSigmaMetersPerSecondSquared,
+            rejectionSigmas: configuration.smoothingRejectionSigmas,
+            standingSpeed: configuration.stationarySpeedMetersPerSecond,
+            nearSamples: configuration.smoothingNearFixes)
         scratch = CandidateScratch(edgeCount: index.graph.edgeCount)
         candidateBuffer.reserveCapacity(32)
     }
@@ -103,7 +118,8 @@ public final class MapMatcher {
         let firstIndex = window.first.map { hasRoot ? $0.fixIndex + 1 : $0.fixIndex } ?? nextFixIndex
         distances.step = nextFixIndex
         let step = takeStep()
-        var sigma = configuration.sigmaMeters(for: fix)
+        let rawSigma = configuration.sigmaMeters(for: fix)
+        var sigma = rawSigma
         let radius = min(configuration.maximumSearchRadiusMeters,
                          max(configuration.minimumSearchRadiusMeters, configuration.searchRadiusSigmas * sigma))
         // A standing vehicle's fixes are repeated measurements of one point: observe their running mean.
@@ -113,7 +129,13 @@ public final class MapMatcher {
         let threshold = configuration.stationarySpeedMetersPerSecond * (stationaryCount > 0 ? 2 : 1)
         recentFixes.append((fix.timestamp, fix.coordinate))
         if recentFixes.count > configuration.speedInferenceFixes { recentFixes.removeFirst() }
-        if let v = fix.validSpeed ?? inferredSpeed(), v < threshold {
+        let inferred = fix.validSpeed == nil ? inferredMotion(sigma: rawSigma) : nil
+        inferredCourse = nil
+        if let m = inferred, fix.validCourse == nil, configuration.inferredCourseWeight > 0,
+           m.speed >= configuration.minimumSpeedForCourseMetersPerSecond {
+            inferredCourse = m.course
+        }
+        if let v = fix.validSpeed ?? inferred?.speed, v < threshold {
             if stationaryCount > 0 {
                 let n = Double(stationaryCount)
                 let mean = Coordinate(latitude: stationaryLatitudeSum / n, longitude: stationaryLongitudeSum / n)
@@ -135,7 +157,9 @@ public final class MapMatcher {
         } else {
             stationaryCount = 0
         }
-        step.reset(fixIndex: nextFixIndex, fix: fix, observed: observed, sigma: sigma, radius: radius)
+        step.reset(fixIndex: nextFixIndex, fix: fix, observed: observed, sigma: sigma, rawSigma: rawSigma,
+                   radius: radius)
+        step.standing = stationaryCount > 0
         nextFixIndex += 1
         addRoadStates(to: step)
 
@@ -186,12 +210,15 @@ public final class MapMatcher {
         window.removeAll(keepingCapacity: true)
         hasRoot = false
         history.removeAll(keepingCapacity: true)
+        historyStandingRun = 0
         pathEdges.removeAll(keepingCapacity: true)
         lastDecided = nil
         lastDecidedRoad = nil
         lastSpeedEstimate = nil
         lastRouteDistance = 0
         stationaryCount = 0
+        heldCourse = nil
+        inferredCourse = nil
         recentFixes.removeAll(keepingCapacity: true)
     }
 
@@ -209,23 +236,33 @@ public final class MapMatcher {
                             edge: e, offset: o, source: .deadReckoned, speed: speed, final: false)
     }
 
-    /// Speed from a least-squares line through the last `speedInferenceFixes` positions (m/s), for fixes without a
-    /// speed: enough to tell a standing vehicle from a moving one. Nil until the window is full or when disabled.
-    private func inferredSpeed() -> Double? {
-        let n = recentFixes.count
-        guard configuration.speedInferenceFixes >= 3, n >= configuration.speedInferenceFixes else { return nil }
-        let origin = recentFixes[n - 1].coordinate
+    /// Speed (m/s) and direction (degrees) from a least-squares line through the recent positions (at most
+    /// `speedInferenceFixes`, within `speedInferenceSeconds`), for fixes without a speed: enough to tell a
+    /// standing vehicle from a moving one. The estimate is reduced by `speedInferenceMarginSigmas` of its own
+    /// standard error (σ_z / √Σ(t − t̄)²
+    /// per axis), so that a vehicle counts as moving only when the positions show it. Nil with fewer than three
+    /// fixes in the window or when disabled.
+    private func inferredMotion(sigma: Double) -> (speed: Double, course: Double)? {
+        guard configuration.speedInferenceFixes >= 3, let newest = recentFixes.last else { return nil }
+        var first = recentFixes.count - 1
+        while first > 0 && newest.time - recentFixes[first - 1].time <= configuration.speedInferenceSeconds {
+            first -= 1
+        }
+        let window = recentFixes[first...]
+        let n = window.count
+        guard n >= 3 else { return nil }
+        let origin = newest.coordinate
         let ky = Geodesy.earthRadiusMeters * .pi / 180
         let kx = ky * cos(origin.latitude * .pi / 180)
         var st = 0.0, sx = 0.0, sy = 0.0
-        for f in recentFixes {
+        for f in window {
             st += f.time
             sx += (f.coordinate.longitude - origin.longitude) * kx
             sy += (f.coordinate.latitude - origin.latitude) * ky
         }
         let mt = st / Double(n), mx = sx / Double(n), my = sy / Double(n)
         var stt = 0.0, stx = 0.0, sty = 0.0
-        for f in recentFixes {
+        for f in window {
             let dt = f.time - mt
             stt += dt * dt
             stx += dt * ((f.coordinate.longitude - origin.longitude) * kx - mx)
@@ -233,7 +270,9 @@ public final class MapMatcher {
         }
         guard stt > 0 else { return nil }
         let vx = stx / stt, vy = sty / stt
-        return (vx * vx + vy * vy).squareRoot()
+        let standardError = sigma / stt.squareRoot()
+        let speed = max(0, (vx * vx + vy * vy).squareRoot() - configuration.speedInferenceMarginSigmas * standardError)
+        return (speed, Geodesy.normalizedDegrees(atan2(vx, vy) * 180 / .pi))
     }
 
     // MARK: Lattice construction
@@ -248,24 +287,46 @@ public final class MapMatcher {
         index.candidates(near: observed, radius: step.radius, mode: mode,
                          maximumRoads: configuration.maximumCandidateRoads, into: &candidateBuffer, scratch: &scratch)
         let sigma = step.sigma
-        let course: Double? = {
+        var course: Double? = {
             guard configuration.courseWeight > 0, let c = fix.validCourse else { return nil }
             if let v = fix.validSpeed, v < configuration.minimumSpeedForCourseMetersPerSecond { return nil }
             return c
         }()
+        var courseWeight = configuration.courseWeight
+        if course == nil, let c = inferredCourse {
+            course = c
+            courseWeight = configuration.inferredCourseWeight
+            heldCourse = (c, fix.timestamp, courseWeight)
+        } else if let c = course {
+            heldCourse = (c, fix.timestamp, courseWeight)
+        } else if stationaryCount > 0, let held = heldCourse,
+                  fix.timestamp - held.time <= configuration.standingCourseHoldSeconds {
+            // A standing vehicle still points the way it was driving: it waits on its own road, not on the
+            // cross street whose start lies as near to the averaged fixes.
+            course = held.degrees
+            courseWeight = held.weight
+        }
         let speed = fix.validSpeed ?? -1
         let standing = stationaryCount > 0
+        // The raw fix relative to the observed point (they differ while a standing vehicle's mean is observed).
+        let projection = LocalProjection(origin: observed)
+        let raw = observed == fix.coordinate ? (x: 0.0, y: 0.0) : projection.project(fix.coordinate)
         for c in candidateBuffer {
             var emission = -0.5 * (c.distance / sigma) * (c.distance / sigma) - log(sigma)
             if let course {
                 let diff = Geodesy.bearingDifferenceDegrees(course, index.bearing(on: c.edge, at: c.offset))
-                emission -= configuration.courseWeight * (1 - cos(diff * .pi / 180))
+                emission -= courseWeight * (1 - cos(diff * .pi / 180))
             }
             if let route, route.contains(edge: c.edge, offset: c.offset, tolerance: 5) {
                 emission += configuration.routeBonus
             }
+            if standing && index.length(of: c.edge) - c.offset <= configuration.stopLineZoneMeters
+                && index.isWaitingPoint(index.graph.target(of: c.edge)) {
+                // Queues start at the stop line before a junction or signal.
+                emission += configuration.standingBeforeJunctionBonus
+            }
             if standing && c.offset < configuration.junctionClearanceMeters
-                && index.graph.outgoingEdges(of: index.graph.source(of: c.edge)).count >= 3 {
+                && index.isWaitingPoint(index.graph.source(of: c.edge)) {
                 // Vehicles wait at stop lines before a junction, not just past it.
                 emission -= configuration.standingPastJunctionPenalty
             }
@@ -273,10 +334,15 @@ public final class MapMatcher {
             case .service, .track, .busway, .pedestrian: emission -= configuration.minorRoadPenalty
             default: break
             }
-            step.states.append(LatticeState(
+            var state = LatticeState(
                 edge: c.edge, offset: c.offset, distance: c.distance, emission: emission, coastCount: 0,
                 referenceLatitude: observed.latitude, referenceLongitude: observed.longitude,
-                referenceTime: fix.timestamp, referenceSpeed: speed))
+                referenceTime: fix.timestamp, referenceSpeed: speed)
+            if raw.x != 0 || raw.y != 0 {
+                let bearing = index.bearing(on: c.edge, at: c.offset) * .pi / 180
+                state.alongDelta = raw.x * sin(bearing) + raw.y * cos(bearing)
+            }
+            step.states.append(state)
         }
     }
 
@@ -297,8 +363,10 @@ public final class MapMatcher {
         }
     }
 
-    @inline(__always) private func beta(_ dt: Double) -> Double {
-        configuration.betaMeters + configuration.betaGrowthMetersPerSecond * max(0, dt - 1)
+    /// β for fixes `dt` seconds apart whose newer observation has σ_z = `sigma`.
+    @inline(__always) private func beta(_ dt: Double, sigma: Double) -> Double {
+        max(configuration.betaMeters, configuration.betaPerSigma * sigma)
+            + configuration.betaGrowthMetersPerSecond * max(0, dt - 1)
     }
 
     /// Adds coasting states and the transition matrix from `previous`, and computes scores.
@@ -310,7 +378,7 @@ public final class MapMatcher {
         // A coasted fix skips its emission and one transition: charge the emission of a road `outlierSigmas`·σ
         // away plus what a typical transition costs (normalisation and a deviation of about σ), so that only fixes
         // worse than that are coasted.
-        let betaStep = beta(dtStep)
+        let betaStep = beta(dtStep, sigma: step.sigma)
         var coastLog = -0.5 * configuration.outlierSigmas * configuration.outlierSigmas - log(step.sigma)
             - log(betaStep) - step.sigma / betaStep
         if fix.validSpeed != nil {
@@ -367,7 +435,7 @@ public final class MapMatcher {
             let reach = configuration.maximumSpeedMetersPerSecond * dt + radii
             let bound = min(reach, gc * configuration.routeSearchDistanceFactor + radii
                             + configuration.routeSearchSlackMeters)
-            let b1 = beta(dt)
+            let b1 = beta(dt, sigma: step.sigma)
             let logBeta = log(b1)
             let expected: Double? = fixSpeed.flatMap { v in
                 from.referenceSpeed >= 0 ? 0.5 * (v + from.referenceSpeed) * dt : nil
@@ -516,12 +584,13 @@ public final class MapMatcher {
         }
         if !continuing {
             history.removeAll(keepingCapacity: true)
+            historyStandingRun = 0
             pathEdges.removeAll(keepingCapacity: true)
             lastDistance = 0
             lastDecidedRoad = nil
         }
         if state.isCoast {
-            history.append(OdometerSample(time: fix.timestamp, distance: nil, speed: fix.validSpeed, sigma: step.sigma))
+            history.append(step.sample(distance: nil))
         } else {
             if continuing {
                 let a = window[j - 1].committed
@@ -532,10 +601,19 @@ public final class MapMatcher {
             } else {
                 pathEdges.append((state.edge, lastDistance - state.offset))
             }
-            history.append(OdometerSample(time: fix.timestamp, distance: lastDistance, speed: fix.validSpeed,
-                                          sigma: step.sigma))
+            history.append(step.sample(distance: lastDistance + state.alongDelta))
         }
-        let keep = max(1, configuration.smoothingHistoryFixes + 1)
+        // A standing vehicle's earlier fixes of the same stop stay in the history (up to
+        // `maximumStandingHistoryFixes`): they all measure the same point.
+        historyStandingRun = step.standing ? historyStandingRun + 1 : 0
+        var keep = max(1, configuration.smoothingHistoryFixes + 1)
+            + min(max(0, historyStandingRun - 1), configuration.maximumStandingHistoryFixes)
+        // Frequent fixes: also every fix of the last `smoothingHistorySeconds` (at most twice the fix count).
+        var recent = 0
+        for sample in history.reversed() where fix.timestamp - sample.time <= configuration.smoothingHistorySeconds {
+            recent += 1
+        }
+        keep = max(keep, min(recent, 2 * keep))
         if history.count > keep { history.removeFirst(history.count - keep) }
         if pathEdges.count > 64 { pathEdges.removeFirst(pathEdges.count - 64) }
 
@@ -553,22 +631,18 @@ public final class MapMatcher {
                 let b = path[p]
                 let st = s.states[b]
                 if st.isCoast {
-                    samples.append(OdometerSample(time: s.fix.timestamp, distance: nil, speed: s.fix.validSpeed,
-                                                  sigma: s.sigma))
+                    samples.append(s.sample(distance: nil))
                 } else {
                     let move = s.advance[previousIndex * s.states.count + b]
                     if move.isNaN { break }  // the path breaks: later fixes say nothing about this one
                     provisionalDistance += move
-                    samples.append(OdometerSample(time: s.fix.timestamp, distance: provisionalDistance,
-                                                  speed: s.fix.validSpeed, sigma: s.sigma))
+                    samples.append(s.sample(distance: provisionalDistance + st.alongDelta))
                     if nextRoad == nil { nextRoad = (st.edge, st.offset) }
                 }
                 previousIndex = b
             }
         }
-        let estimate = AlongRoadSmoother.estimate(
-            samples[...], target: target, speedSigma: configuration.speedIntegrationSigmaMetersPerSecond,
-            accelerationSigma: configuration.accelerationSigmaMetersPerSecondSquared)
+        let estimate = AlongRoadSmoother.estimate(samples[...], target: target, model: smootherModel)
         if let v = estimate.speed, v.isFinite { lastSpeedEstimate = max(0, v) }
         let location: SnappedLocation
         if state.isCoast {
@@ -635,25 +709,23 @@ public final class MapMatcher {
         pathEdges.append((edge, start))
     }
 
-    /// Moves `distance` metres forward from (edge, offset): towards `target` along the shortest road path when
-    /// given (never past it), else along the active route or the straightest continuation.
+    /// Moves `distance` metres forward from (edge, offset): when `target` (the next fix's road position) is on
+    /// another edge, along the shortest road path to it (never beyond its edge); else along the active route or the
+    /// straightest continuation. The target is one noisy fix, so the walk may pass it.
     private func walkForward(from edge: EdgeID, offset: Double, distance: Double,
                              toward target: (edge: EdgeID, offset: Double)?) -> (EdgeID, Double) {
         let length = index.length(of: edge)
-        if let target, target.edge == edge {
-            // The next position is on this edge: never walk past it (nor round the block to reach it from behind).
-            return (edge, target.offset >= offset ? min(offset + distance, target.offset) : offset)
-        }
+        // The next position is one noisy fix: the smoothed distance may lie past it, even past the end of its edge.
         if offset + distance <= length { return (edge, offset + distance) }
         var remaining = distance - (length - offset)
-        if let target {
+        if let target, target.edge != edge {
             if let between = distances.connectingEdges(from: edge, to: target.edge, bound: remaining + 1) {
                 for e in between {
                     let l = index.length(of: e)
                     if remaining <= l { return (e, remaining) }
                     remaining -= l
                 }
-                return (target.edge, min(remaining, target.offset))
+                return (target.edge, min(remaining, index.length(of: target.edge)))
             }
             return (edge, length)
         }
@@ -745,14 +817,10 @@ public final class MapMatcher {
                     distance += move
                 }
             }
-            samples.append(OdometerSample(time: s.fix.timestamp, distance: s.states[b].isCoast ? nil : distance,
-                                          speed: s.fix.validSpeed, sigma: s.sigma))
+            samples.append(s.sample(distance: s.states[b].isCoast ? nil : distance + s.states[b].alongDelta))
             previousIndex = b
         }
-        let estimate = AlongRoadSmoother.estimate(
-            samples[...], target: samples.count - 1,
-            speedSigma: configuration.speedIntegrationSigmaMetersPerSecond,
-            accelerationSigma: configuration.accelerationSigmaMetersPerSecondSquared)
+        let estimate = AlongRoadSmoother.estimate(samples[...], target: samples.count - 1, model: smootherModel)
         let maxShift = configuration.maximumSmoothingShiftSigmas * step.sigma
         let shift = min(maxShift, max(-maxShift, (estimate.distance ?? distance) - distance))
         let o = min(index.length(of: state.edge), max(0, state.offset + shift))

@@ -32,12 +32,27 @@ public struct MapMatchingConfiguration: Sendable, Hashable {
     public var courseWeight: Double = 1.5
     /// The course is trusted only when the fix's speed is at least this (or unknown), m/s. Default 2.
     public var minimumSpeedForCourseMetersPerSecond: Double = 2
+    /// A standing vehicle (see `stationarySpeedMetersPerSecond`) is taken to point along the last trusted course
+    /// for up to this long after it, seconds (a stop at a red light lasts up to two minutes). Default 180.
+    /// 0 disables.
+    public var standingCourseHoldSeconds: Double = 180
+    /// Weight κ of the course term for fixes without speed and course, whose direction is taken from the line
+    /// through the recent positions (see `speedInferenceFixes`) when they show the vehicle moving at least
+    /// `minimumSpeedForCourseMetersPerSecond` (after the margin of `speedInferenceMarginSigmas`), and held by a
+    /// standing vehicle like a receiver's course. Default 1.5 (on simulated Helsinki drives without speed and
+    /// course: 0.75 and 2.5 did worse). 0 disables.
+    public var inferredCourseWeight: Double = 1.5
 
     // MARK: Transition
 
-    /// β, the scale of the exponential on |route distance − great-circle distance|, metres, for fixes 1 s apart.
-    /// Default 4.
+    /// β, the scale of the exponential on |route distance − great-circle distance|, metres, for fixes 1 s apart:
+    /// at least this, and at least `betaPerSigma` σ_z. Default 4.
     public var betaMeters: Double = 4
+    /// β is at least this many σ_z of the newer observation: the great-circle distance between two fixes carries
+    /// the position error of both (its component along the line has a mean absolute value of about 1.13 σ_z),
+    /// so a β of a few metres at σ_z = 7 m punished the true road for GPS noise. Default 2 (on simulated drives
+    /// with σ = 8 m, 2 σ_z = 14 m did better than 4 m by 1.5 points of way-id accuracy at 1 s fixes).
+    public var betaPerSigma: Double = 2
     /// β grows by this per second between fixes beyond the first, metres per second (sparse fixes drift more from
     /// straight lines). Default 1.
     public var betaGrowthMetersPerSecond: Double = 1
@@ -65,18 +80,34 @@ public struct MapMatchingConfiguration: Sendable, Hashable {
     /// Speed below which a fix counts as stationary, m/s. Default 0.5. Consecutive stationary fixes are
     /// repeated measurements of one point: the matcher observes their running mean, with σ_z / √n.
     public var stationarySpeedMetersPerSecond: Double = 0.5
-    /// For fixes without a speed, a speed is inferred from a straight-line fit through this many recent positions,
-    /// only to detect a standing vehicle. Default 12. Below 3 disables the inference.
+    /// For fixes without a speed, a speed is inferred from a straight-line fit through at most this many recent
+    /// positions, only to detect a standing vehicle. Default 12. Below 3 disables the inference.
     public var speedInferenceFixes: Int = 12
+    /// … taken within this many seconds before the newest fix (a stop should be seen while it lasts). Default 12.
+    public var speedInferenceSeconds: Double = 12
+    /// The inferred speed is lowered by this many of its standard errors before it is compared with
+    /// `stationarySpeedMetersPerSecond`: noisy positions alone must show movement. Default 1.5.
+    public var speedInferenceMarginSigmas: Double = 1.5
     /// Floor of σ_z for the mean of stationary fixes, metres (map geometry is not better than this). Default 1.5.
     public var minimumStationarySigmaMeters: Double = 1.5
-    /// A standing vehicle (see `stationarySpeedMetersPerSecond`) within this distance past a junction (a node
-    /// with three or more outgoing edges) pays `standingPastJunctionPenalty`: cars wait at stop lines before
+    /// A standing vehicle (see `stationarySpeedMetersPerSecond`) within this distance past a junction of three
+    /// or more motor roads or a traffic-signal node (`RoadGeometryIndex.isWaitingPoint`) pays
+    /// `standingPastJunctionPenalty`: cars wait at stop lines before
     /// junctions, so fixes averaged at a stop line should not pull the position onto the cross street. Metres.
     /// Default 6.
     public var junctionClearanceMeters: Double = 6
-    /// Log-likelihood cost of standing just past a junction. Default 1.5. 0 disables the prior.
-    public var standingPastJunctionPenalty: Double = 1.5
+    /// Log-likelihood cost of standing just past a junction or signal node. Default 0 (disabled): on simulated
+    /// Helsinki drives (scripts/bench-matching) any penalty lost way-id accuracy (1.5 cost 1.8 points at 1 s),
+    /// because OSM splits approach roads into 2–13 m edges between crossing, signal and junction nodes, so
+    /// that a car waiting at the stop line often is within a few metres past one of them.
+    public var standingPastJunctionPenalty: Double = 0
+    /// A standing vehicle within this distance before a junction or signal node (its stop line) earns
+    /// `standingBeforeJunctionBonus`, metres. Default 8.
+    public var stopLineZoneMeters: Double = 8
+    /// Log-likelihood bonus of standing within `stopLineZoneMeters` before a junction or signal node: the first
+    /// car of a queue waits at the stop line, so averaged fixes a metre or two past the node belong before it.
+    /// Default 1.5. 0 disables.
+    public var standingBeforeJunctionBonus: Double = 1.5
     /// Log-likelihood cost of turning round in the middle of a two-way road. Default 6.
     public var uTurnPenalty: Double = 6
 
@@ -114,9 +145,25 @@ public struct MapMatchingConfiguration: Sendable, Hashable {
     public var pruneMargin: Double = 20
     /// Earlier final positions used by the along-road smoother, fixes. Default 6.
     public var smoothingHistoryFixes: Int = 6
-    /// Uncertainty added per second of time distance when integrating the fixes' speeds along the road, m/s.
-    /// Default 0.6.
+    /// … or as many as were taken within this many seconds, when that is more (frequent fixes), seconds.
+    /// Default 12. 0 disables.
+    public var smoothingHistorySeconds: Double = 12
+    /// While the vehicle stands, the smoother also uses up to this many earlier fixes of the same stop (they all
+    /// measure the same point), fixes. Default 60.
+    public var maximumStandingHistoryFixes: Int = 60
+    /// Random-walk growth of the error of the fixes' integrated speeds, m/s per √s: a neighbour Δt seconds away
+    /// is trusted with an extra variance of this² · |Δt|. Default 0.6.
     public var speedIntegrationSigmaMetersPerSecond: Double = 0.6
+    /// Relative error of a distance obtained by integrating the fixes' speeds (receiver speed against map
+    /// length, corners cut, lane changes): a neighbour D metres of driving away gets an extra variance of
+    /// (this · D)². Default 0.05.
+    public var speedIntegrationScaleError: Double = 0.05
+    /// The smoother first estimates from the neighbours within `smoothingNearFixes` fixes of the target, then
+    /// averages every neighbour within this many standard deviations of that (a stretch matched on the wrong road
+    /// or a detour on the decided path offsets all older positions). Default 3. 0 disables.
+    public var smoothingRejectionSigmas: Double = 3
+    /// See `smoothingRejectionSigmas`, fixes. Default 5.
+    public var smoothingNearFixes: Int = 5
     /// Acceleration scale of the constant-velocity model used when fixes carry no speed, m/s². Default 1.
     public var accelerationSigmaMetersPerSecondSquared: Double = 1
     /// Smoothing never moves a position along the road by more than this many σ_z. Default 3.

@@ -23,6 +23,9 @@ struct LatticeState {
     /// The edge this state's best path was on before `edge` (`.max` when unknown): jitter may move a position
     /// back over the junction behind, but only onto the road the vehicle came from.
     var arrivedFrom: EdgeID = .max
+    /// How far the raw fix lies ahead of the observed point along the road, metres: 0 unless the HMM observes the
+    /// mean of a standing vehicle's fixes, whose raw fixes the along-road smoother averages instead.
+    var alongDelta: Double = 0
 
     var isCoast: Bool { coastCount > 0 }
 }
@@ -36,6 +39,10 @@ final class LatticeStep {
     var observed = Coordinate(latitude: 0, longitude: 0)
     /// σ_z of the observation, metres.
     var sigma = 0.0
+    /// True when the fix belongs to a run of standing fixes (the observation is their mean).
+    var standing = false
+    /// σ_z of the raw fix, metres (larger than `sigma` when the observation is a standing vehicle's mean).
+    var rawSigma = 0.0
     var radius = 0.0
     var states: [LatticeState] = []
     /// δ: best log-probability of a path ending in each state (normalised: the best is 0).
@@ -52,11 +59,14 @@ final class LatticeStep {
     /// The decided state, once committed.
     var committed = -1
 
-    func reset(fixIndex: Int, fix: LocationFix, observed: Coordinate, sigma: Double, radius: Double) {
+    func reset(fixIndex: Int, fix: LocationFix, observed: Coordinate, sigma: Double, rawSigma: Double,
+               radius: Double) {
         self.fixIndex = fixIndex
         self.fix = fix
         self.observed = observed
         self.sigma = sigma
+        self.rawSigma = rawSigma
+        standing = false
         self.radius = radius
         states.removeAll(keepingCapacity: true)
         score.removeAll(keepingCapacity: true)
@@ -66,6 +76,13 @@ final class LatticeStep {
         previousCount = 0
         isStart = true
         committed = -1
+    }
+
+    /// This fix as an along-road smoother sample at odometer `distance` (nil for a coasted fix): a standing
+    /// vehicle without a reported speed counts as moving at 0 m/s.
+    func sample(distance: Double?) -> OdometerSample {
+        OdometerSample(time: fix.timestamp, distance: distance, speed: fix.validSpeed ?? (standing ? 0 : nil),
+                       sigma: rawSigma)
     }
 
     var bestState: Int? {

@@ -25,6 +25,10 @@ public final class RoadGeometryIndex: Sendable {
     /// Along the edge from its source at each vertex, metres.
     let along: [Double]
     let edgeLength: [Double]
+    /// Per node, 1 where traffic waits just before the node: a junction of three or more roads open to motor
+    /// vehicles, or traffic signals (OSM puts the signal node at the stop line or on the junction). Footway and
+    /// cycleway crossings do not count: OSM splits the road at every sidewalk crossing.
+    let waitingNodes: [UInt8]
 
     let gridMinLatitude: Double
     let gridMinLongitude: Double
@@ -113,7 +117,27 @@ public final class RoadGeometryIndex: Sendable {
         }
         self.cellFirst = cellFirst
         cellEdges = entries
+
+        var waiting = [UInt8](repeating: 0, count: graph.nodeCount)
+        var neighbours: [NodeID] = []
+        for node in 0..<graph.nodeCount {
+            let n = NodeID(node)
+            neighbours.removeAll(keepingCapacity: true)
+            for e in graph.outgoingEdges(of: n)
+            where graph.access(of: e).contains(.driving) && !neighbours.contains(graph.target(of: e)) {
+                neighbours.append(graph.target(of: e))
+            }
+            for e in graph.incomingEdges(of: n) where graph.access(of: e).contains(.driving) {
+                if graph.flags(of: e).contains(.trafficSignalsAtTarget) { waiting[node] = 1 }
+                if !neighbours.contains(graph.source(of: e)) { neighbours.append(graph.source(of: e)) }
+            }
+            if neighbours.count >= 3 { waiting[node] = 1 }
+        }
+        waitingNodes = waiting
     }
+
+    /// True when traffic waits just before `node`: a junction of three or more roads, or traffic signals.
+    @inline(__always) public func isWaitingPoint(_ node: NodeID) -> Bool { waitingNodes[Int(node)] != 0 }
 
     @inline(__always) static func index(_ x: Double, _ count: Int) -> Int {
         guard x.isFinite else { return 0 }

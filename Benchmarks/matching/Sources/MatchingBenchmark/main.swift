@@ -6,7 +6,8 @@
 //                              [--position-only] (also match each drive with speed and course stripped)
 //       Imports the map, routes random trips, simulates each drive per fix interval, writes DIR/<interval>s/
 //       fixes.jsonl and truth.jsonl (one JSON array per drive and line), runs the online matcher on every drive
-//       (one update per fix, timed) and writes edgenav.jsonl (per drive: [[lat, lon, wayId], …]) and timing.json.
+//       (one update per fix, timed) and writes edgenav.jsonl (per drive: [[lat, lon, wayId], …]) and timing.json,
+//       and breakdown.txt: the wrong-way fixes classified by cause (see ErrorBreakdown).
 //   MatchingBenchmark wayids --map MAP.osm.pbf --in POINTS.jsonl --truth TRUTH.jsonl --out OUT.jsonl
 //       For engines that report positions without OSM way ids (OSRM): each drive's [[lat, lon] or null, …] becomes
 //       [[lat, lon, wayId], …] with the way of the nearest road within 2 m (ties broken towards the true way, so the
@@ -96,6 +97,24 @@ func simulate(_ o: Options) {
     if let v = o.string("history").flatMap(Int.init) { configuration.smoothingHistoryFixes = v }
     if let v = o.string("beta").flatMap(Double.init) { configuration.betaMeters = v }
     if let v = o.string("junction-penalty").flatMap(Double.init) { configuration.standingPastJunctionPenalty = v }
+    if let v = o.string("clearance").flatMap(Double.init) { configuration.junctionClearanceMeters = v }
+    if let v = o.string("speed-sigma").flatMap(Double.init) { configuration.speedIntegrationSigmaMetersPerSecond = v }
+    if let v = o.string("speed-scale").flatMap(Double.init) { configuration.speedIntegrationScaleError = v }
+    if let v = o.string("rejection").flatMap(Double.init) { configuration.smoothingRejectionSigmas = v }
+    if let v = o.string("inference-margin").flatMap(Double.init) { configuration.speedInferenceMarginSigmas = v }
+    if let v = o.string("inference-seconds").flatMap(Double.init) { configuration.speedInferenceSeconds = v }
+    if let v = o.string("course-hold").flatMap(Double.init) { configuration.standingCourseHoldSeconds = v }
+    if let v = o.string("course-weight").flatMap(Double.init) { configuration.courseWeight = v }
+    if let v = o.string("stop-bonus").flatMap(Double.init) { configuration.standingBeforeJunctionBonus = v }
+    if let v = o.string("stop-zone").flatMap(Double.init) { configuration.stopLineZoneMeters = v }
+    if let v = o.string("near").flatMap(Int.init) { configuration.smoothingNearFixes = v }
+    if let v = o.string("history-seconds").flatMap(Double.init) { configuration.smoothingHistorySeconds = v }
+    if let v = o.string("inferred-course").flatMap(Double.init) { configuration.inferredCourseWeight = v }
+    if let v = o.string("acceleration").flatMap(Double.init) {
+        configuration.accelerationSigmaMetersPerSecondSquared = v
+    }
+    if let v = o.string("beta-sigmas").flatMap(Double.init) { configuration.betaPerSigma = v }
+    if let v = o.string("speed-beta").flatMap(Double.init) { configuration.speedBetaMeters = v }
     if let v = o.string("speed-inference").flatMap(Int.init) { configuration.speedInferenceFixes = v }
     if let v = o.string("sigma-default").flatMap(Double.init) { configuration.defaultSigmaMeters = v }
 
@@ -130,6 +149,8 @@ func simulate(_ o: Options) {
         var errors: [Double] = []
         var totalFixes = 0
         var searches = 0
+        var breakdown = ErrorBreakdown()
+        var breakdownPositionOnly = ErrorBreakdown()
         for (n, route) in routes.enumerated() {
             var c = DriveSimulationConfiguration()
             c.fixIntervalSeconds = interval
@@ -170,6 +191,7 @@ func simulate(_ o: Options) {
                 if r.osmWayID == t.osmWayID { onWay += 1 }
                 errors.append(Geodesy.distanceMeters(r.coordinate, t.coordinate))
             }
+            breakdown.add(drive: drive, matched: results, index: index)
             searches += matcher.roadSearchCount
             totalFixes += drive.fixes.count
             oursText += json(results.map { [$0.coordinate.latitude, $0.coordinate.longitude, $0.osmWayID] as [Any] }) + "\n"
@@ -185,9 +207,16 @@ func simulate(_ o: Options) {
                     bareResults.append(contentsOf: update.finalized)
                 }
                 bareResults.append(contentsOf: bare.finish())
+                breakdownPositionOnly.add(drive: drive, matched: bareResults, index: index)
                 positionOnlyText += json(bareResults.map { [$0.coordinate.latitude, $0.coordinate.longitude, $0.osmWayID] as [Any] }) + "\n"
             }
         }
+        var breakdownText = breakdown.report(title: "EdgeNav \(Int(interval)) s")
+        if breakdownPositionOnly.fixes > 0 {
+            breakdownText += breakdownPositionOnly.report(title: "EdgeNav positions only \(Int(interval)) s")
+        }
+        try! breakdownText.write(to: dir.appendingPathComponent("breakdown.txt"), atomically: true, encoding: .utf8)
+        FileHandle.standardError.write(Data(breakdownText.utf8))
         try! fixesText.write(to: dir.appendingPathComponent("fixes.jsonl"), atomically: true, encoding: .utf8)
         try! truthText.write(to: dir.appendingPathComponent("truth.jsonl"), atomically: true, encoding: .utf8)
         try! oursText.write(to: dir.appendingPathComponent("edgenav.jsonl"), atomically: true, encoding: .utf8)

@@ -1,0 +1,169 @@
+import Geo
+import RoadGraph
+import Testing
+import TraceSimulation
+
+@testable import MapMatching
+
+/// Transcripts of a vehicle that drives, stands (at a light, in a queue) and drives on: how the matcher places the
+/// standing fixes.
+@Suite struct StandingVehicleTests {
+    /// Fixes for a drive along A→B of `fixture` (a straight east–west road): 10 m/s until `stopAt` metres, standing
+    /// for `standSeconds`, then 10 m/s again, one fix a second with σ-metre noise on each axis. While standing,
+    /// the reported speed is receiver noise (|N(0, 0.3)| m/s) and there is no course, as receivers report it.
+    /// Returns the fixes and the indices of the standing ones.
+    static func stopAndGo(
+        _ f: MatchingFixture, stopAt: Double, standSeconds: Int, sigma: Double, seed: UInt64, withSpeed: Bool = true
+    ) -> (fixes: [LocationFix], standing: Range<Int>, stop: Coordinate) {
+        let length = f.index.length(of: f.edges["AB"]!)
+        var rng = SplitMix64(seed: seed)
+        var fixes: [LocationFix] = []
+        func add(_ x: Double, speed: Double) {
+            let p = LocalProjection(origin: f.at("A", "B", x / length))
+                .unproject(x: sigma * rng.normal(), y: sigma * rng.normal())
+            let moving = speed >= 1
+            fixes.append(
+                fix(
+                    p, t: Double(fixes.count), speed: withSpeed ? speed : nil,
+                    course: withSpeed && moving ? 90 : nil))
+        }
+        var x = stopAt - 200
+        while x < stopAt { add(x, speed: 10); x += 10 }
+        let first = fixes.count
+        for _ in 0..<standSeconds { add(stopAt, speed: abs(0.3 * rng.normal())) }
+        let standing = first..<fixes.count
+        x = stopAt + 10
+        for _ in 0..<20 { add(x, speed: 10); x += 10 }
+        return (fixes, standing, f.at("A", "B", stopAt / length))
+    }
+
+    static let straightRoad = """
+        A----------------------------------------------------------B
+        """
+
+    @Test func aLongStopIsAveragedOverAllItsFixesWithoutCreeping() throws {
+        let f = try MatchingFixture(Self.straightRoad, roads: [FixtureRoad(nodes: "AB", name: "Main")])
+        var withHistory: [Double] = []
+        var withoutHistory: [Double] = []
+        var signed: [Double] = []
+        var noLongHistory = MapMatchingConfiguration()
+        noLongHistory.maximumStandingHistoryFixes = 0
+        for seed: UInt64 in 1...4 {
+            let (fixes, standing, stop) = Self.stopAndGo(f, stopAt: 300, standSeconds: 40, sigma: 8, seed: seed)
+            let out = matchAll(f, fixes)
+            let bare = matchAll(f, fixes, configuration: noLongHistory)
+            #expect(out.count == fixes.count)
+            let stopOffset = 300.0
+            // From the 10th standing fix on, the whole stop so far is averaged.
+            for i in standing.dropFirst(10) {
+                withHistory.append(Geodesy.distanceMeters(out[i].coordinate, stop))
+                withoutHistory.append(Geodesy.distanceMeters(bare[i].coordinate, stop))
+                if out[i].edge == f.edges["AB"] { signed.append(out[i].edgeOffsetMeters - stopOffset) }
+            }
+        }
+        // 30 fixes of σ = 8 m average to about 1.5 m along the road.
+        #expect(percentile(withHistory, 0.5) < 2.0, "p50 \(percentile(withHistory, 0.5))")
+        #expect(percentile(withHistory, 0.9) < 4.0, "p90 \(percentile(withHistory, 0.9))")
+        let mean = { (v: [Double]) in v.reduce(0, +) / Double(max(1, v.count)) }
+        #expect(mean(withHistory) < mean(withoutHistory), "\(mean(withHistory)) vs \(mean(withoutHistory))")
+        // The receiver's speed noise while standing (never negative) must not integrate into a forward creep.
+        #expect(signed.count == withHistory.count)
+        #expect(abs(mean(signed)) < 1.0, "mean along-road offset \(mean(signed))")
+    }
+
+    /// Main runs west–east through the junction J; Cross runs north–south through it. The vehicle comes from W at
+    /// 8 m/s, crosses J and is held up 1 m past it for 30 s, where the averaged fixes lie as near to the cross
+    /// street as to its own road. Returns how many standing fixes (of how many) each configuration put off Main.
+    static func standingInAJunction(
+        withSpeedAndCourse: Bool, configurations: [MapMatchingConfiguration]
+    ) throws -> (wrong: [Int], standing: Int) {
+        let f = try MatchingFixture(
+            """
+                                          N
+                                          |
+                                          |
+                                          |
+            W-----------------------------J-----------------------------E
+                                          |
+                                          |
+                                          |
+                                          S
+            """, roads: [FixtureRoad(nodes: "WJE", name: "Main"), FixtureRoad(nodes: "NJS", name: "Cross")])
+        let west = f.index.length(of: f.edges["WJ"]!), east = f.index.length(of: f.edges["JE"]!)
+        var wrong = [Int](repeating: 0, count: configurations.count)
+        var standingFixes = 0
+        for seed: UInt64 in 1...6 {
+            var rng = SplitMix64(seed: seed)
+            var fixes: [LocationFix] = []
+            func add(_ p: Coordinate, speed: Double, course: Double?) {
+                let q = LocalProjection(origin: p).unproject(x: 6 * rng.normal(), y: 6 * rng.normal())
+                fixes.append(
+                    fix(
+                        q, t: Double(fixes.count), speed: withSpeedAndCourse ? speed : nil,
+                        course: withSpeedAndCourse ? course : nil))
+            }
+            var x = 20.0
+            while x < west { add(f.at("W", "J", x / west), speed: 8, course: 90); x += 8 }
+            let first = fixes.count
+            for _ in 0..<30 { add(f.at("J", "E", 1 / east), speed: 0, course: nil) }
+            let standing = first..<fixes.count
+            standingFixes += standing.count
+            for (k, configuration) in configurations.enumerated() {
+                let out = matchAll(f, fixes, configuration: configuration)
+                wrong[k] += standing.filter { out[$0].osmWayID != f.way("Main") }.count
+            }
+        }
+        return (wrong, standingFixes)
+    }
+
+    @Test func aVehicleStandingInAJunctionStaysOnItsOwnRoad() throws {
+        // The stop-line prior would also pull the averaged fixes back onto W→J (Main): switch it off to see the
+        // held course alone.
+        var configuration = MapMatchingConfiguration()
+        configuration.standingBeforeJunctionBonus = 0
+        var heldCourseOff = configuration
+        heldCourseOff.standingCourseHoldSeconds = 0
+        let (wrong, standing) = try Self.standingInAJunction(
+            withSpeedAndCourse: true,
+            configurations: [configuration, heldCourseOff])
+        #expect(wrong[0] <= standing / 20, "\(wrong[0]) of \(standing) standing fixes off Main")
+        // Without the held course the cross street takes some of them (this is what the test is about).
+        #expect(wrong[1] > wrong[0], "\(wrong[1]) without vs \(wrong[0]) with the held course")
+    }
+
+    @Test func withoutSpeedAndCourseTheDirectionOfThePositionsIsHeld() throws {
+        // Positions only: the course comes from the line through the recent positions while the vehicle moves.
+        var configuration = MapMatchingConfiguration()
+        configuration.standingBeforeJunctionBonus = 0
+        var inferredOff = configuration
+        inferredOff.inferredCourseWeight = 0
+        let (wrong, standing) = try Self.standingInAJunction(
+            withSpeedAndCourse: false,
+            configurations: [configuration, inferredOff])
+        #expect(wrong[0] <= standing / 10, "\(wrong[0]) of \(standing) standing fixes off Main")
+        #expect(wrong[1] > wrong[0], "\(wrong[1]) without vs \(wrong[0]) with the inferred course")
+    }
+
+    @Test func aStopIsRecognisedFromPositionsAlone() throws {
+        let f = try MatchingFixture(Self.straightRoad, roads: [FixtureRoad(nodes: "AB", name: "Main")])
+        var oldInference = MapMatchingConfiguration()
+        oldInference.speedInferenceMarginSigmas = 0
+        var errors: [Double] = []
+        var errorsOld: [Double] = []
+        for seed: UInt64 in 1...4 {
+            let (fixes, standing, stop) = Self.stopAndGo(
+                f, stopAt: 300, standSeconds: 30, sigma: 8, seed: seed,
+                withSpeed: false)
+            let out = matchAll(f, fixes)
+            let outOld = matchAll(f, fixes, configuration: oldInference)
+            for i in standing.dropFirst(8) {
+                errors.append(Geodesy.distanceMeters(out[i].coordinate, stop))
+                errorsOld.append(Geodesy.distanceMeters(outOld[i].coordinate, stop))
+            }
+        }
+        #expect(percentile(errors, 0.5) < 3.0, "p50 \(percentile(errors, 0.5))")
+        #expect(
+            percentile(errors, 0.5) < percentile(errorsOld, 0.5),
+            "\(percentile(errors, 0.5)) vs \(percentile(errorsOld, 0.5)) without the inference margin")
+    }
+}
