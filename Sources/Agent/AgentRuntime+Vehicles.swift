@@ -232,6 +232,29 @@ extension AgentRuntime {
         }
     }
 
+    /// Reports what the outbox shed (at most once a second: `ShedLedger`) and publishes the shed trip states again.
+    /// Called after each successful publish and from the 100 ms tick, so the last shedding of a burst is reported
+    /// even when nothing else is published after it.
+    func reportShedIfDue() {
+        guard !reportingShed, let report = shedLedger.take(now: Date()) else { return }
+        reportingShed = true
+        defer { reportingShed = false }
+        publishAgentError(AgentInputError(.outboxShed, report.message), topic: nil, payload: nil, now: Date())
+        republishTripStates(shedTopics: report.countsByTopic.keys)
+    }
+
+    /// The outbox sheds a topic's newest value (older ones were already superseded), so a vehicle whose `nav/state`
+    /// was shed and does not change again — a finished trip — would keep a stale retained state. After reporting
+    /// the shedding, publish each such vehicle's current `nav/state` again, with a new `seq`.
+    private func republishTripStates(shedTopics: Dictionary<String, Int>.Keys) {
+        let shed = Set(shedTopics)
+        let now = Date()
+        for (vehicleID, tree) in vehicleTopics where shed.contains(tree.state) {
+            guard let session = sessions[vehicleID] else { continue }
+            publish([session.stateMessage(now: now)], vehicleID: vehicleID)
+        }
+    }
+
     /// Offers held outputs to the outbox, oldest first, until it refuses one.
     func retryBacklog() {
         // Offering a message may publish a shed report, which must queue behind the backlog, not retry it again.
@@ -250,11 +273,7 @@ extension AgentRuntime {
             try client.publish(topic: message.topic, payload: message.payload, retain: message.retain, kind: message.kind,
                                wakeNetworkThread: !deferringNetworkWake)
             metrics.messagesOut += 1
-            if !reportingShed, let report = shedLedger.take(now: Date()) {
-                reportingShed = true
-                defer { reportingShed = false }
-                publishAgentError(AgentInputError(.outboxShed, report.message), topic: nil, payload: nil, now: Date())
-            }
+            reportShedIfDue()
             return true
         } catch where error.code == .outboxFull || error.code == .outboxIO {
             return false
@@ -330,7 +349,7 @@ extension AgentRuntime {
     }
 
     /// Every 10 ms: fixes the rate limit held back and now lets through, the simulators' fixes, and (every 100 ms)
-    /// the summaries of suppressed errors.
+    /// the summaries of suppressed errors, held outputs and the outbox's shed report.
     func tick(now: Date) {
         if inbox.releaseHeld(now: DispatchTime.now().uptimeNanoseconds) { drainInbox() }
         simulationTick(now: now)
@@ -338,6 +357,7 @@ extension AgentRuntime {
         if ticks % 10 == 0 {
             publishSuppressedErrorSummaries(now: now)
             if !backlog.isEmpty { retryBacklog() }
+            if backlog.isEmpty { reportShedIfDue() }
         }
     }
 

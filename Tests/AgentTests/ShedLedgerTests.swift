@@ -15,7 +15,7 @@ import Testing
         let report = ledger.take(now: start)
         #expect(report?.countsByTopic == ["fleet/v/nav/eta": 2, "fleet/v/location/snapped": 1])
         #expect(report?.total == 3)
-        #expect(report?.message.contains("shed 3 older state message(s)") == true)
+        #expect(report?.message.contains("shed 3 state message(s)") == true)
 
         ledger.record(topic: "fleet/v/nav/eta")
         #expect(ledger.take(now: start.addingTimeInterval(0.5)) == nil, "within the interval: held back")
