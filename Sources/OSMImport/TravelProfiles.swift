@@ -86,9 +86,7 @@ public enum WayClassification: Sendable, Hashable {
 /// discouraged, dismount. Denying: no, private, agricultural, forestry, emergency, military, use_sidepath, psv, bus.
 /// `service=emergency_access` closes a way to motor vehicles by default. Destination-type values (destination,
 /// delivery, customers, permit) open only road classes to motor vehicles, never a cycleway/footway/path/track
-/// (the graph has no destination-only state, so such ways would become through routes). Neither do the generic
-/// keys (`access=yes`, `vehicle=yes` on a path or track mean "open to those it is meant for"): only `motorcar`,
-/// `motor_vehicle` or `motorcycle` opens such a way to motor vehicles (OSRM's car.lua never routes on them).
+/// (the graph has no destination-only state, so such ways would become through routes).
 ///
 /// One-way: `oneway` yes/1/true (forward), -1/reverse (backward), no/false/0 (both), reversible/alternating
 /// (closed to vehicles); implied by junction=roundabout/circular and highway=motorway. Mode overrides:
@@ -156,8 +154,6 @@ public enum TravelProfiles {
     static let localAccessValues: Set<String> = ["destination", "delivery", "customers", "permit"]
 
     static let drivingKeys = ["motorcar", "motor_vehicle", "vehicle", "access"]
-    /// Keys that do not name a mode: on a way that is no road for motor vehicles by class they do not open it to them.
-    static let genericAccessKeys: Set<String> = ["vehicle", "access"]
     static let twoWheelerKeys = ["motorcycle", "motor_vehicle", "vehicle", "access"]
     static let taxiKeys = ["taxi", "psv"]
     static let cyclingKeys = ["bicycle", "vehicle", "access"]
@@ -200,11 +196,7 @@ public enum TravelProfiles {
         func motorDecision(_ keys: [String]) -> Bool? {
             for k in keys {
                 guard let v = tags[k], let d = accessValue(v) else { continue }
-                // Nor does a generic permission (`access=yes`, `vehicle=yes` on a path or track: "open to those
-                // it is meant for"); only a motor-specific key (motorcar, motor_vehicle, motorcycle) opens one.
-                if d && !motorDefault && (localAccessValues.contains(v.lowercased()) || genericAccessKeys.contains(k)) {
-                    return false
-                }
+                if d && !motorDefault && localAccessValues.contains(v.lowercased()) { return false }
                 return d
             }
             return nil

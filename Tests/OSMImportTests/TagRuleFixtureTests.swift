@@ -129,11 +129,6 @@ import TestKit
         #expect(try access(["highway": "cycleway", "motorcar": "destination"]) == [.cycling, .walking])
         #expect(try access(["highway": "track", "motor_vehicle": "delivery"]) == [.cycling, .walking])
         #expect(try access(["highway": "track", "motor_vehicle": "yes"]) == .all)
-        // Generic permissions ("open to those it is meant for") do not make a path or track a car route either.
-        #expect(try access(["highway": "path", "access": "yes"]) == [.walking, .cycling])
-        #expect(try access(["highway": "track", "vehicle": "yes"]) == [.walking, .cycling])
-        #expect(try access(["highway": "path", "motorcar": "yes"]) == [.driving, .taxi, .cycling, .walking])
-        #expect(try access(["highway": "residential", "access": "yes"]) == .all)
     }
 
     @Test func buswayIsForTaxisOnlyWhenTaggedForThem() throws {
