@@ -27,7 +27,7 @@ enum RouteCommand {
             OptionSpec("avoid", value: "LIST", default: "ferries",
                        help: "comma-separated: highways, tolls, ferries; or none"),
             OptionSpec("algorithm", value: "NAME", default: "alt",
-                       help: "search method: alt (A* with landmarks), bidirectionalDijkstra or dijkstra; all exact"),
+                       help: "search method: alt (bidirectional A* with landmarks), unidirectionalAlt, bidirectionalDijkstra or dijkstra; all exact"),
         ],
         positionals: [PositionalSpec("LAT,LON", help: "origin, then destinations", repeats: true)])
 
@@ -42,7 +42,7 @@ enum RouteCommand {
             guard let algorithm = SearchAlgorithm(rawValue: arguments.string("algorithm") ?? "alt") else {
                 throw ArgumentError.invalidValue(
                     option: "algorithm", value: arguments.string("algorithm") ?? "",
-                    reason: "expected alt, bidirectionalDijkstra or dijkstra")
+                    reason: "expected " + SearchAlgorithm.allCases.map(\.rawValue).joined(separator: ", "))
             }
             var waypoints: [Coordinate] = []
             for text in arguments.positionals {
@@ -59,9 +59,10 @@ enum RouteCommand {
             // Landmarks pay for themselves only over many queries; one route uses bidirectional Dijkstra.
             let batch = waypoints.isEmpty
             var configuration = RouterConfiguration()
-            configuration.algorithm = batch ? algorithm : (algorithm == .alt ? .bidirectionalDijkstra : algorithm)
+            configuration.algorithm =
+                batch || (algorithm != .alt && algorithm != .unidirectionalAlt) ? algorithm : .bidirectionalDijkstra
             let landmarks =
-                configuration.algorithm == .alt
+                configuration.algorithm == .alt || configuration.algorithm == .unidirectionalAlt
                 ? LandmarkIndex.build(graph: graph, modes: TravelMode.allCases) : nil
             let router = Router(graph: graph, landmarks: landmarks, configuration: configuration)
 
