@@ -7,11 +7,14 @@ import Routing
 
 /// The map and everything derived from it that all vehicles share (one per process).
 public final class NavigationMap: @unchecked Sendable {
-    // Unchecked: the graph is immutable after load; the router and the place book are used only from the agent's
-    // serial queue (the router keeps search scratch space between queries).
+    // Unchecked: the graph is immutable after load; the router and the search scratch are used only from the agent's
+    // serial queue (both keep search labels between queries); the place book locks itself.
     public let graph: RoadGraph
     public let router: Router
     public let index: RoadGeometryIndex
+    /// The map matchers' search labels (16 bytes per node), shared by every vehicle: all of them run on the agent's
+    /// serial queue, one at a time.
+    public let searchScratch: RoadSearchScratch
     public let places: PlaceBook
     public let name: String
 
@@ -19,6 +22,7 @@ public final class NavigationMap: @unchecked Sendable {
         self.graph = graph
         self.router = Router(graph: graph)
         self.index = RoadGeometryIndex(graph: graph)
+        self.searchScratch = RoadSearchScratch(graph: graph)
         self.places = places
         self.name = name
     }
@@ -428,7 +432,7 @@ public final class VehicleSession {
 
     private func ensureNavigator() -> NavigatorCore {
         if let navigator { return navigator }
-        let nav = NavigatorCore(graph: map.graph, router: map.router, snapper: MapMatcherSnapper(index: map.index),
+        let nav = NavigatorCore(graph: map.graph, router: map.router, snapper: MapMatcherSnapper(index: map.index, searchScratch: map.searchScratch),
                                 placeResolver: map.places)
         configure(nav)
         navigator = nav

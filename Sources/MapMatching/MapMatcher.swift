@@ -74,13 +74,16 @@ public final class MapMatcher {
     /// show the vehicle moving at least `minimumSpeedForCourseMetersPerSecond` (degrees).
     private var inferredCourse: Double?
 
-    /// Matches fixes for `mode` on the graph behind `index`.
+    /// Matches fixes for `mode` on the graph behind `index`. `searchScratch`, when given, is shared with other
+    /// matchers used on the same thread one at a time (a fleet's vehicles); without it the matcher holds its own,
+    /// 16 bytes per graph node.
     public init(index: RoadGeometryIndex, mode: TravelMode = .driving,
-                configuration: MapMatchingConfiguration = MapMatchingConfiguration()) {
+                configuration: MapMatchingConfiguration = MapMatchingConfiguration(),
+                searchScratch: RoadSearchScratch? = nil) {
         self.index = index
         self.mode = mode
         self.configuration = configuration
-        distances = RoadDistanceCache(index: index, mode: mode)
+        distances = RoadDistanceCache(index: index, mode: mode, scratch: searchScratch)
         smootherModel = AlongRoadSmoother.Model(
             speedNoise: configuration.speedIntegrationSigmaMetersPerSecond,
             speedScale: configuration.speedIntegrationScaleError,

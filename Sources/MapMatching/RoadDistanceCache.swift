@@ -91,18 +91,50 @@ final class DistanceTree {
 /// trees keyed by source node. Consecutive fixes on the same road ask from the same nodes, so most transitions
 /// are answered from the cache. Turn restrictions are not applied (map matching follows what the vehicle did);
 /// barrier nodes that block the mode end the search there.
+/// The per-node labels of a bounded Dijkstra search (16 bytes per graph node). A search copies what it found into a
+/// `DistanceTree` before it returns, so matchers that run on the same thread one at a time can share one scratch:
+/// a fleet agent gives every vehicle's matcher the map's scratch instead of 16 bytes × nodes each.
+/// Not thread-safe: share it only among matchers used from one thread (or one serial queue).
+public final class RoadSearchScratch {
+    let nodeCount: Int
+    let stamp: UnsafeMutablePointer<UInt32>
+    let cost: UnsafeMutablePointer<Double>
+    let parent: UnsafeMutablePointer<UInt32>
+    var currentStamp: UInt32 = 0
+    var heap = NodeHeap()
+    var settled: [UInt32] = []
+
+    public init(graph: RoadGraph) {
+        let n = max(1, graph.nodeCount)
+        nodeCount = n
+        stamp = .allocate(capacity: n)
+        stamp.initialize(repeating: 0, count: n)
+        cost = .allocate(capacity: n)
+        cost.initialize(repeating: 0, count: n)
+        parent = .allocate(capacity: n)
+        parent.initialize(repeating: 0, count: n)
+    }
+
+    deinit {
+        stamp.deallocate()
+        cost.deallocate()
+        parent.deallocate()
+    }
+
+    /// Bytes held for the labels.
+    public var byteCount: Int { nodeCount * 16 }
+}
+
+/// Bounded Dijkstra searches over the nodes of the road graph for one travel mode, with a cache of recent search
+/// trees keyed by source node. Consecutive fixes on the same road ask from the same nodes, so most transitions
+/// are answered from the cache. Turn restrictions are not applied (map matching follows what the vehicle did);
+/// barrier nodes that block the mode end the search there.
 final class RoadDistanceCache {
     let index: RoadGeometryIndex
     let mode: TravelMode
     private let mask: ModeMask
-    // Search labels in manually managed buffers (one slot per node): no exclusivity checks in the inner loop.
-    private let stamp: UnsafeMutablePointer<UInt32>
-    private let cost: UnsafeMutablePointer<Double>
-    private let parent: UnsafeMutablePointer<UInt32>
-    private let nodeCount: Int
-    private var currentStamp: UInt32 = 0
-    private var heap = NodeHeap()
-    private var settled: [UInt32] = []
+    /// Search labels, this cache's own or shared with other caches on the same thread.
+    private let scratch: RoadSearchScratch
     private var trees: [DistanceTree] = []
     private var treeOfNode: [NodeID: Int] = [:]
     /// The current step (trees used in it are not evicted).
@@ -112,26 +144,14 @@ final class RoadDistanceCache {
     /// Number of searches run (for tests and benchmarks).
     private(set) var searchCount = 0
 
-    init(index: RoadGeometryIndex, mode: TravelMode, capacity: Int = 64) {
+    init(index: RoadGeometryIndex, mode: TravelMode, capacity: Int = 64, scratch: RoadSearchScratch? = nil) {
         self.index = index
         self.mode = mode
         mask = ModeMask(mode)
-        let n = max(1, index.graph.nodeCount)
-        nodeCount = n
-        stamp = .allocate(capacity: n)
-        stamp.initialize(repeating: 0, count: n)
-        cost = .allocate(capacity: n)
-        cost.initialize(repeating: 0, count: n)
-        parent = .allocate(capacity: n)
-        parent.initialize(repeating: 0, count: n)
+        self.scratch = scratch ?? RoadSearchScratch(graph: index.graph)
+        precondition(self.scratch.nodeCount == max(1, index.graph.nodeCount), "search scratch of another graph")
         self.capacity = capacity
         treeOfNode.reserveCapacity(capacity * 2)
-    }
-
-    deinit {
-        stamp.deallocate()
-        cost.deallocate()
-        parent.deallocate()
     }
 
     /// A tree from `node` that holds every node within `bound` metres.
@@ -175,17 +195,19 @@ final class RoadDistanceCache {
     private func search(from source: NodeID, bound: Double, into tree: DistanceTree) {
         searchCount += 1
         let graph = index.graph
-        if currentStamp == .max {
-            stamp.update(repeating: 0, count: nodeCount)
-            currentStamp = 0
+        let scratch = self.scratch
+        let stamp = scratch.stamp, cost = scratch.cost, parent = scratch.parent
+        if scratch.currentStamp == .max {
+            stamp.update(repeating: 0, count: scratch.nodeCount)
+            scratch.currentStamp = 0
         }
-        currentStamp += 1
-        let current = currentStamp
+        scratch.currentStamp += 1
+        let current = scratch.currentStamp
         // Work on local copies (moved out, so no copy-on-write) to keep exclusivity checks out of the loop.
         var heap = NodeHeap()
-        swap(&heap, &self.heap)
+        swap(&heap, &scratch.heap)
         var settled: [UInt32] = []
-        swap(&settled, &self.settled)
+        swap(&settled, &scratch.settled)
         heap.removeAll()
         settled.removeAll(keepingCapacity: true)
         stamp[Int(source)] = current
@@ -211,8 +233,8 @@ final class RoadDistanceCache {
         }
         tree.reset(source: source, bound: bound, expectedCount: settled.count)
         for u in settled { tree.insert(u, distance: cost[Int(u)], parent: parent[Int(u)]) }
-        swap(&heap, &self.heap)
-        swap(&settled, &self.settled)
+        swap(&heap, &scratch.heap)
+        swap(&settled, &scratch.settled)
     }
 
     /// Edges from the end of edge `from` to the start of edge `to` along the shortest road path (empty when

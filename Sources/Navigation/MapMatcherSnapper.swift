@@ -30,11 +30,13 @@ public final class MapMatcherSnapper: RoadSnappingProvider {
 
     public init(matcher: MapMatcher) { self.matcher = matcher }
 
+    /// `searchScratch`: see `MapMatcher.init` (share one per thread among many vehicles' snappers).
     public convenience init(
         index: RoadGeometryIndex, mode: TravelMode = .driving,
-        configuration: MapMatchingConfiguration = MapMatchingConfiguration()
+        configuration: MapMatchingConfiguration = MapMatchingConfiguration(), searchScratch: RoadSearchScratch? = nil
     ) {
-        self.init(matcher: MapMatcher(index: index, mode: mode, configuration: configuration))
+        self.init(matcher: MapMatcher(index: index, mode: mode, configuration: configuration,
+                                      searchScratch: searchScratch))
     }
 
     public func reset() {

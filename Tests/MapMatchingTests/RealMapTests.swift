@@ -67,6 +67,37 @@ private let liechtenstein = packageRoot.deletingLastPathComponent().appendingPat
         try Self.check(helsinki, drives: 8, seed: 21, floors: Floors(wayAt1s: 0.80, wayAt5s: 0.72))
     }
 
+    /// A fleet agent shares one search scratch among every vehicle's matcher on its queue: interleaving two
+    /// vehicles' fixes through matchers that share it gives exactly what matchers with their own scratch give.
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: helsinki.path),
+                   "Helsinki.osm.pbf is missing: run scripts/fetch-maps"))
+    func matchersSharingASearchScratchAnswerAsIfAlone() throws {
+        let graph = try GraphImporter.buildGraph(input: helsinki).graph
+        let index = RoadGeometryIndex(graph: graph)
+        let drives = randomDrives(graph, index, count: 2, seed: 77) {
+            $0.fixIntervalSeconds = 1; $0.positionSigmaMeters = 8; $0.outlierProbability = 0.02
+        }
+        try #require(drives.count == 2)
+        let shared = RoadSearchScratch(graph: graph)
+        let together = [MapMatcher(index: index, searchScratch: shared), MapMatcher(index: index, searchScratch: shared)]
+        let alone = [MapMatcher(index: index), MapMatcher(index: index)]
+        var outTogether: [[SnappedLocation]] = [[], []], outAlone: [[SnappedLocation]] = [[], []]
+        for step in 0..<max(drives[0].fixes.count, drives[1].fixes.count) {
+            for v in 0..<2 where step < drives[v].fixes.count {
+                outTogether[v] += together[v].update(drives[v].fixes[step]).finalized
+                outAlone[v] += alone[v].update(drives[v].fixes[step]).finalized
+            }
+        }
+        for v in 0..<2 {
+            outTogether[v] += together[v].finish()
+            outAlone[v] += alone[v].finish()
+            #expect(outTogether[v].count == drives[v].fixes.count)
+            #expect(outTogether[v].map(\.coordinate) == outAlone[v].map(\.coordinate))
+            #expect(outTogether[v].map(\.osmWayID) == outAlone[v].map(\.osmWayID))
+        }
+        #expect(together[0].roadSearchCount > 10 && together[1].roadSearchCount > 10)
+    }
+
     @Test(.enabled(if: FileManager.default.fileExists(atPath: liechtenstein.path),
                    "../shared/maps/liechtenstein.osm.pbf is not there"))
     func liechtensteinDrives() throws {
