@@ -36,6 +36,10 @@ public struct NavigatorConfiguration: Sendable, Hashable {
     public var offRouteEvidenceThreshold: Int = 3
     /// Default 8 m (one σ of GPS noise: closer than that the course says little about which road).
     public var strongOffRouteDistanceMeters: Double = 8
+    /// A fix whose raw position jumped from the previous one by more than 1.5 × speed × interval plus this is a
+    /// position outlier (or the return from one): off the route it counts 1, never 2. Default 40 m (two fixes with
+    /// σ = 8 m per axis lie farther apart than that with probability 0.2 %; outliers are 50 m and more).
+    public var positionJumpSlackMeters: Double = 40
     /// A course differing from the route by more than this contradicts it. Default 60°.
     public var courseContradictionDegrees: Double = 60
     /// The fix's course counts only at or above this speed. Default 4 m/s (slower, turning through a junction,

@@ -257,7 +257,7 @@ public final class NavigatorCore {
             progress = p
         }
         if var p = progress, !p.arrived {
-            if isOffRoute(snapped, secondsSincePrevious: previous.map { time.timeIntervalSince($0.timestamp) }) {
+            if isOffRoute(snapped, previous: previous, secondsSincePrevious: previous.map { time.timeIntervalSince($0.timestamp) }) {
                 offRouteEvidence = 0
                 if let reroute = reroute(from: snapped, reason: .offRoute, at: time) { events.append(reroute) }
             } else if snapped.isOnRoute, let match = snapped.routeMatch {
@@ -453,8 +453,9 @@ public final class NavigatorCore {
     ///   little: the vehicle pulls out, turns, the matcher catches up);
     /// - an off-route fix from a vehicle standing on the first `settlingMeters` of the leg
     ///   (`offRouteMinimumSpeedMetersPerSecond`) counts nothing and resets nothing.
-    private func isOffRoute(_ snapped: SnappedFix, secondsSincePrevious: Double?) -> Bool {
+    private func isOffRoute(_ snapped: SnappedFix, previous: SnappedFix?, secondsSincePrevious: Double?) -> Bool {
         guard let p = progress else { return false }
+        let jumped = isPositionJump(snapped.fix, previous: previous?.fix, seconds: secondsSincePrevious)
         let course = usableCourse(snapped.fix)
         let contradicts =
             course.flatMap { course in
@@ -515,7 +516,7 @@ public final class NavigatorCore {
                 return offRouteEvidence >= configuration.offRouteEvidenceThreshold
             }
         }
-        if let match = snapped.routeMatch,
+        if !jumped, let match = snapped.routeMatch,
             match.distanceFromRouteMeters >= configuration.strongOffRouteDistanceMeters,
             contradicts
                 || ((secondsSincePrevious ?? 0) >= configuration.sparseFixSeconds
@@ -526,6 +527,16 @@ public final class NavigatorCore {
         }
         offRouteEvidence += weight
         return offRouteEvidence >= configuration.offRouteEvidenceThreshold
+    }
+
+    /// The raw position moved farther since the previous fix than the vehicle can have (1.5 × its speed over the
+    /// interval plus `positionJumpSlackMeters`): a position outlier, or the fix that comes back from one. Its
+    /// distance from the route is then weak evidence (it counts 1, never 2).
+    private func isPositionJump(_ fix: RawFix, previous: RawFix?, seconds: Double?) -> Bool {
+        guard let previous, let seconds, seconds > 0 else { return false }
+        let speed = max(fix.speedMetersPerSecond ?? 0, previous.speedMetersPerSecond ?? 0, 0)
+        let plausible = 1.5 * speed * seconds + configuration.positionJumpSlackMeters
+        return Geodesy.distanceMeters(fix.coordinate, previous.coordinate) > plausible
     }
 
     /// For a sparse fix already off the route by two σ or more: its course, from `offRouteCourseMinimumSpeedMetersPerSecond`

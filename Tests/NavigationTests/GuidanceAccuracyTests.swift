@@ -242,3 +242,65 @@ import Testing
         #expect(routeAndArrival(events).isEmpty)
     }
 }
+
+/// An outlier jumps far off the route and the matcher, pulled along, still holds the next fix off it: two off-route
+/// fixes in a row, both with a course against the route. A vehicle cannot have moved that far in a second, so the
+/// jump (there and back) counts as weak evidence and does not reroute; a vehicle that really leaves still does.
+@Suite struct PositionJumpTests {
+    /// The nearest-road answer, but the fixes at `offRouteTimes` are reported off the route (what the HMM matcher
+    /// did on Helsinki right after an outlier).
+    private final class HeldOffSnapper: RoadSnappingProvider {
+        let base: NearestRoadSnapper
+        let offRouteTimes: Set<Date>
+        init(graph: RoadGraph, offRouteTimes: Set<Date>) {
+            base = NearestRoadSnapper(graph: graph)
+            self.offRouteTimes = offRouteTimes
+        }
+        func reset() {}
+        func snap(_ fix: RawFix, activeLeg: ActiveLeg?) -> SnappedFix {
+            var s = base.snap(fix, activeLeg: activeLeg)
+            if offRouteTimes.contains(fix.timestamp), var m = s.routeMatch {
+                s.isOnRoute = false
+                m.distanceFromRouteMeters = max(m.distanceFromRouteMeters, 12)
+                s.routeMatch = m
+            }
+            return s
+        }
+    }
+
+    /// The route runs east from A to B (400 m), then south to C. 100 m before B the fix at `k` is displaced by
+    /// (`east`, `north`) m and the one after it comes back; the snapper holds both off the route. Displaced next
+    /// to the southbound part of the route, the eastbound course contradicts the route there.
+    private func reroutes(east: Double, north: Double, jumpSlackMeters: Double = 40) throws -> Int {
+        let roads = try DrawnRoads(
+            """
+            A-------B
+                    |
+                    |
+                    C
+            """, gridMeters: 50, ways: [.init("ABC")])
+        var fixes = drive(roads.path("ABC"), speed: 10, from: t0.addingTimeInterval(1))
+        let k = try #require(fixes.firstIndex { Geodesy.distanceMeters($0.coordinate, roads["B"]) <= 100 })
+        fixes[k].coordinate = offset(fixes[k].coordinate, east: east, north: north)
+        let snapper = HeldOffSnapper(graph: roads.graph, offRouteTimes: [fixes[k].timestamp, fixes[k + 1].timestamp])
+        var configuration = NavigatorConfiguration()
+        configuration.positionJumpSlackMeters = jumpSlackMeters
+        let nav = NavigatorCore(graph: roads.graph, snapper: snapper, configuration: configuration)
+        nav.timeUpdateThresholdSeconds = 1000
+        nav.distanceUpdateThresholdMeters = 1000
+        _ = nav.process(RawFix(coordinate: roads["A"], timestamp: t0, speedMetersPerSecond: 0))
+        _ = nav.setDestinations([NavigationWaypoint(coordinate: roads["C"], title: "C")], at: t0)
+        return nav.process(fixes).routeChanges.filter { $0.reason == .offRoute }.count
+    }
+
+    @Test func anOutlierAndTheFixAfterItDoNotReroute() throws {
+        // 117 m in one second at 10 m/s: an outlier, and the fix after it jumps back.
+        #expect(try reroutes(east: 90, north: -60) == 0)
+    }
+
+    @Test func withoutTheJumpRuleTheSameFixesReroute() throws {
+        // The control: a slack no jump exceeds restores the rule before it, and the same two fixes reroute (the
+        // first counts 2: 10 m off the route and against its direction there).
+        #expect(try reroutes(east: 90, north: -60, jumpSlackMeters: 10_000) == 1)
+    }
+}
