@@ -105,9 +105,24 @@ extension AgentRuntime {
             if session.simulator != nil { simulating.insert(vehicleID) } else { simulating.remove(vehicleID) }
         }
         publish(out, vehicleID: vehicleID)
+        if let change = session.takePersistenceChange() { report(change, of: session, now: now) }
         if session.hasSuppressedErrors { vehiclesWithSuppressedErrors.insert(vehicleID) }
         if input == .location {
             metrics.recordLatency(nanoseconds: DispatchTime.now().uptimeNanoseconds - entry.receivedAtNanoseconds)
+        }
+    }
+
+    /// A vehicle's trip journal began to fail (logged as an error and published as `stateWriteFailed`) or works again.
+    private func report(_ change: VehicleSession.PersistenceChange, of session: VehicleSession, now: Date) {
+        switch change {
+        case .failing(let reason):
+            logger.error("cannot write the trip journal; navigation goes on from memory, but a restart now could "
+                         + "repeat or miss an arrival", [("vehicleId", session.vehicleID), ("error", reason)])
+            let error = AgentInputError(.stateWriteFailed, "cannot write the trip journal in the state directory: "
+                                        + reason + "; a restart before it is written again could repeat or miss an arrival")
+            publish([session.errorMessage(error, topic: nil, payload: nil, now: now)], vehicleID: session.vehicleID)
+        case .recovered:
+            logger.info("the trip journal is written again", [("vehicleId", session.vehicleID)])
         }
     }
 
@@ -218,7 +233,7 @@ extension AgentRuntime {
         if backlog.isEmpty, offerToOutbox(message) { return }
         if backlog.isEmpty {
             logger.warning("the outbox refused an output; holding outputs in memory until it has room",
-                           [("topic", topic), ("kind", kind.rawValue)])
+                           [("topic", topic), ("kind", kind.rawValue), ("reason", lastOutboxRefusal ?? "")])
         }
         switch backlog.hold(message) {
         case .event(let lost)?:
@@ -243,15 +258,17 @@ extension AgentRuntime {
         republishTripStates(shedTopics: report.countsByTopic.keys)
     }
 
-    /// The outbox sheds a topic's newest value (older ones were already superseded), so a vehicle whose `nav/state`
-    /// was shed and does not change again — a finished trip — would keep a stale retained state. After reporting
-    /// the shedding, publish each such vehicle's current `nav/state` again, with a new `seq`.
+    /// The outbox sheds a topic's newest value (older ones were already superseded), so a vehicle whose state topic
+    /// was shed and does not change again — a finished trip, a parked vehicle — would keep a stale retained value.
+    /// After reporting the shedding, publish each such topic's current value again, with a new `seq`.
     private func republishTripStates(shedTopics: Dictionary<String, Int>.Keys) {
         let shed = Set(shedTopics)
         let now = Date()
-        for (vehicleID, tree) in vehicleTopics where shed.contains(tree.state) {
-            guard let session = sessions[vehicleID] else { continue }
-            publish([session.stateMessage(now: now)], vehicleID: vehicleID)
+        let stateTopics = OutputTopic.allCases.filter { $0.kind == .state && $0 != .metrics }
+        for (vehicleID, tree) in vehicleTopics {
+            let topics = Set(stateTopics.filter { shed.contains(tree.output($0)) })
+            guard !topics.isEmpty, let session = sessions[vehicleID] else { continue }
+            publish(session.republish(topics, now: now), vehicleID: vehicleID)
         }
     }
 
@@ -276,6 +293,7 @@ extension AgentRuntime {
             reportShedIfDue()
             return true
         } catch where error.code == .outboxFull || error.code == .outboxIO {
+            lastOutboxRefusal = "\(error.code.rawValue): \(error.message)"
             return false
         } catch {
             logger.error("publish failed", [("topic", message.topic), ("code", error.code.rawValue), ("error", error.message)])

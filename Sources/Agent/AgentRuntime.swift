@@ -19,6 +19,8 @@ public final class AgentRuntime: @unchecked Sendable {
     let shedLedger: ShedLedger
     /// True while the agent publishes its own shed report (so that publish does not report again).
     var reportingShed = false
+    /// Why the outbox last refused an output (`mqtt.outboxFull` or `mqtt.outboxIO` and its message), for the log.
+    var lastOutboxRefusal: String?
     var sessions: [String: VehicleSession] = [:]
     var vehicleTopics: [String: TopicTree] = [:]
     var simulating: Set<String> = []

@@ -51,6 +51,11 @@ public struct AgentInputError: Error, Equatable, Sendable, CustomStringConvertib
         /// An assignment, command or fleet-wide input refused because the agent's inbox for it was full
         /// (`InboxLimits`); the message says how many since the last report. Raw fixes are coalesced instead.
         case inboxFull
+        /// Not about an input: the vehicle's trip journal (assignment, arrivals announced, options) could not be
+        /// written to the state directory (full, read-only, I/O error). Navigation goes on from memory, but a
+        /// restart before the journal is written again could repeat or miss an arrival. Reported when writing
+        /// starts to fail, not again until it has succeeded once.
+        case stateWriteFailed
     }
 
     public init(_ code: Code, _ message: String) {

@@ -16,8 +16,8 @@ final class ShedLedger: Sendable {
         /// The human-readable message of the `outboxShed` error.
         var message: String {
             let topics = countsByTopic.sorted { $0.key < $1.key }.map { "\($0.key) ×\($0.value)" }
-            return "outbox full while the broker was unreachable: shed \(total) state message(s) (each topic's next "
-                + "value replaces it; nav/state is published again now): " + topics.joined(separator: ", ")
+            return "outbox full while the broker was unreachable: shed \(total) state message(s) (each shed topic's "
+                + "current value is published again now): " + topics.joined(separator: ", ")
         }
     }
 

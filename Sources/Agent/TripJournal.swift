@@ -45,11 +45,20 @@ public final class TripJournal: TripStateStore {
         let data = try encoder.encode(state)
         let temporary = path + ".tmp"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        guard fd >= 0 else { throw AgentInputError(.internalError, "cannot write \(temporary): errno \(errno)") }
+        guard fd >= 0 else {
+            throw AgentInputError(.internalError, "cannot write \(temporary): \(String(cString: strerror(errno)))")
+        }
         let written = data.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        let writeErrno = errno
         if durable { fsync(fd) }
         close(fd)
-        guard written == data.count else { throw AgentInputError(.internalError, "short write to \(temporary)") }
+        guard written == data.count else {
+            // A partial write sets no errno; on a regular file it means the file system is full.
+            let reason = written < 0 ? String(cString: strerror(writeErrno))
+                : "only \(written) of \(data.count) bytes written (file system full)"
+            unlink(temporary)   // the journal itself is unchanged; don't leave a partial copy taking space
+            throw AgentInputError(.internalError, "cannot write \(temporary): \(reason)")
+        }
         guard rename(temporary, path) == 0 else { throw AgentInputError(.internalError, "cannot rename \(temporary): errno \(errno)") }
     }
 

@@ -518,7 +518,44 @@ public final class VehicleSession {
     }
 
     private func clearRetainedTripTopics() -> [OutboundMessage] {
-        [.clear(.arrival), .clear(.eta), .clear(.delay)]
+        latestStateValues[.eta] = .cleared
+        latestStateValues[.delay] = .cleared
+        return [.clear(.arrival), .clear(.eta), .clear(.delay)]
+    }
+
+    /// The newest value of a retained state topic (`nav/state` is rebuilt from the trip instead).
+    private enum LatestStateValue {
+        case cleared
+        case location(SnappedLocationEvent)
+        case eta(seconds: Double, meters: Double, time: Date, waypointIndex: Int)
+        case delay(DelayCategoryEvent)
+        case speeding(SpeedingEvent)
+        case lighting(LightingEvent)
+    }
+
+    /// Each state topic's newest value, kept so that one the outbox shed during an outage can be published again
+    /// (`republish`): otherwise a vehicle that stops sending would keep an older retained value for good.
+    private var latestStateValues: [OutputTopic: LatestStateValue] = [:]
+
+    /// The current value of each of `topics` (state topics of this vehicle) again, with new `seq` numbers and the
+    /// `timestamp` of the input that produced the value. For what the outbox shed.
+    public func republish(_ topics: Set<OutputTopic>, now: Date) -> [OutboundMessage] {
+        var out: [OutboundMessage] = []
+        for topic in OutputTopic.allCases where topics.contains(topic) {
+            if topic == .state { out.append(stateMessage(now: now)); continue }
+            switch latestStateValues[topic] {
+            case .cleared?: out.append(.clear(topic))
+            case .location(let e)?: out.append(wrap(.snappedLocation, e.timestamp, OutputPayloads.snappedLocation(e)))
+            case .eta(let seconds, let meters, let time, let index)?:
+                out.append(wrap(.eta, time, OutputPayloads.eta(remainingSeconds: seconds, remainingMeters: meters,
+                                                               timestamp: time, waypointIndex: index)))
+            case .delay(let e)?: out.append(wrap(.delay, e.timestamp, OutputPayloads.delay(e)))
+            case .speeding(let e)?: out.append(wrap(.speeding, e.timestamp, OutputPayloads.speeding(e)))
+            case .lighting(let e)?: out.append(wrap(.lighting, e.timestamp, OutputPayloads.lighting(e)))
+            case nil: break
+            }
+        }
+        return out
     }
 
     /// Turns navigator events into messages: one `nav/eta` per input, arrivals de-duplicated and auto-continued.
@@ -533,6 +570,7 @@ public final class VehicleSession {
             switch event {
             case .location(let e):
                 out.append(wrap(.snappedLocation, e.timestamp, OutputPayloads.snappedLocation(e)))
+                latestStateValues[.snappedLocation] = .location(e)
             case .routeChanged(let e):
                 out.append(wrap(.route, e.timestamp, OutputPayloads.route(e, assignmentID: assignmentID, waypointOffset: offset)))
                 if e.routeStatus != lastRouteStatus || e.reason != .offRoute { stateChanged = true }
@@ -563,18 +601,25 @@ public final class VehicleSession {
                     out.append(wrap(.eta, eta.time, OutputPayloads.eta(
                         remainingSeconds: eta.seconds, remainingMeters: eta.meters, timestamp: eta.time,
                         waypointIndex: eta.index + offset)))
+                    latestStateValues[.eta] = .eta(seconds: eta.seconds, meters: eta.meters, time: eta.time,
+                                                   waypointIndex: eta.index + offset)
                 }
             case .delayCategory(let e):
                 out.append(wrap(.delay, e.timestamp, OutputPayloads.delay(e)))
+                latestStateValues[.delay] = .delay(e)
             case .speeding(let e):
                 out.append(wrap(.speeding, e.timestamp, OutputPayloads.speeding(e)))
+                latestStateValues[.speeding] = .speeding(e)
             case .lighting(let e):
                 out.append(wrap(.lighting, e.timestamp, OutputPayloads.lighting(e)))
+                latestStateValues[.lighting] = .lighting(e)
             }
         }
         if trip.tripComplete && events.contains(where: { if case .arrival = $0 { true } else { false } }) {
             // The trip is over: no time or distance is left to report.
             out += [.clear(.eta), .clear(.delay)]
+            latestStateValues[.eta] = .cleared
+            latestStateValues[.delay] = .cleared
         }
         if let continueAt, let nav = navigator {
             out += continueToNext(nav, at: continueAt)
@@ -624,12 +669,31 @@ public final class VehicleSession {
         return message
     }
 
+    /// Why the last journal write failed; nil while writes succeed.
     private(set) var persistError: String?
+    /// A change between "the journal is written" and "writing it fails" that the runtime has not reported yet.
+    private var unreportedPersistenceChange: PersistenceChange?
+
+    public enum PersistenceChange: Equatable, Sendable {
+        /// Writing the journal began to fail, for this reason.
+        case failing(String)
+        /// The journal was written again after failures.
+        case recovered
+    }
+
+    /// The change since the last call, if any (the runtime logs it and publishes `stateWriteFailed`).
+    public func takePersistenceChange() -> PersistenceChange? {
+        defer { unreportedPersistenceChange = nil }
+        return unreportedPersistenceChange
+    }
+
     private func persist() {
         do {
             try store?.save(trip)
+            if persistError != nil { unreportedPersistenceChange = .recovered }
             persistError = nil
         } catch {
+            if persistError == nil { unreportedPersistenceChange = .failing("\(error)") }
             persistError = "\(error)"
         }
     }

@@ -54,10 +54,17 @@ struct StreetFixture {
 final class MemoryStore: TripStateStore {
     var saved: TripState?
     var saves = 0
+    /// While set, `save` fails with this error (a full or read-only state directory).
+    var failure: (any Error)?
     func save(_ state: TripState) throws {
+        if let failure { throw failure }
         saved = state
         saves += 1
     }
+}
+
+private struct DiskFull: Error, CustomStringConvertible {
+    var description: String { "No space left on device" }
 }
 
 private let t0 = Date(timeIntervalSince1970: 1_796_026_502)
@@ -121,6 +128,50 @@ private func feed(_ session: VehicleSession, _ fixes: [RawFix]) -> [OutboundMess
         let seqs = out.filter { !$0.payload.isEmpty }.compactMap { json($0)["seq"] as? Int }
         #expect(seqs == Array(1...seqs.count))
         #expect(store.saved?.announcedArrivals == [0, 1])
+    }
+
+    @Test func aFailingJournalIsReportedOnceAndItsRecoveryToo() throws {
+        let store = MemoryStore()
+        let session = VehicleSession(vehicleID: "van-7", map: street.map, store: store, now: t0)
+        _ = session.receiveDestinations(twoStops, now: t0)
+        #expect(session.takePersistenceChange() == nil)
+        store.failure = DiskFull()
+        // The first arrival is written to the journal: that write fails.
+        var out = feed(session, street.drive(from: street.a, to: street.b, start: t0.addingTimeInterval(1)))
+        #expect(out.filter { $0.topic == .arrival && !$0.payload.isEmpty }.count == 1)
+        #expect(session.takePersistenceChange() == .failing("No space left on device"))
+        #expect(session.takePersistenceChange() == nil)
+        // Navigation goes on from memory; once the disk has room the next write succeeds and says so.
+        store.failure = nil
+        out = feed(session, street.drive(from: street.b, to: street.c, start: t0.addingTimeInterval(40)))
+        #expect(out.filter { $0.topic == .arrival && !$0.payload.isEmpty }.count == 1)
+        #expect(session.takePersistenceChange() == .recovered)
+        #expect(store.saved?.announcedArrivals == [0, 1])
+    }
+
+    @Test func republishingGivesEachStateTopicsCurrentValueWithANewSeq() throws {
+        let session = VehicleSession(vehicleID: "van-7", map: street.map, now: t0)
+        var out = session.receiveDestinations(twoStops, now: t0)
+        out += feed(session, street.drive(from: street.a, to: street.b, start: t0.addingTimeInterval(1), stopSeconds: 0))
+        let lastSeq = try #require(out.filter { !$0.payload.isEmpty }.compactMap { json($0)["seq"] as? Int }.max())
+        let topics: Set<OutputTopic> = [.snappedLocation, .eta, .lighting, .state]
+        let again = session.republish(topics, now: t0.addingTimeInterval(100))
+        #expect(Set(again.map(\.topic)) == topics)
+        for message in again {
+            let body = json(message), previous = json(try #require(out.last { $0.topic == message.topic }))
+            #expect(body["seq"] as? Int ?? 0 > lastSeq)
+            if message.topic != .state {
+                // The same value, as of the same input; only the numbering is new.
+                #expect(body["timestamp"] as? String == previous["timestamp"] as? String)
+                #expect(NSDictionary(dictionary: body.filter { $0.key != "seq" })
+                        == NSDictionary(dictionary: previous.filter { $0.key != "seq" }))
+            }
+        }
+        // A topic never published has nothing to republish; a cleared one is cleared again.
+        #expect(VehicleSession(vehicleID: "van-8", map: street.map, now: t0).republish([.eta, .snappedLocation], now: t0).isEmpty)
+        out += feed(session, street.drive(from: street.b, to: street.c, start: t0.addingTimeInterval(40)))
+        #expect(json(out.last { $0.topic == .state }!)["tripComplete"] as? Bool == true)
+        #expect(session.republish([.eta, .delay], now: t0.addingTimeInterval(200)) == [.clear(.eta), .clear(.delay)])
     }
 
     @Test func theSameAssignmentAgainChangesNothingAndANewOneReplacesIt() throws {
