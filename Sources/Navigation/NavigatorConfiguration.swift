@@ -54,8 +54,9 @@ public struct NavigatorConfiguration: Sendable, Hashable {
     /// Off-route fixes from a vehicle slower than this (by the fix's own speed) on the first `settlingMeters` of a
     /// leg neither add evidence nor reset it. Default 1.5 m/s.
     public var offRouteMinimumSpeedMetersPerSecond: Double = 1.5
-    /// A vehicle not yet on a new leg (no progress along it) within this of the leg's start is rolling up to it,
-    /// not off it. Default 40 m.
+    /// A vehicle not yet on a new leg (no progress along it) within this of the leg's start, or of the end of the
+    /// leg it just finished (when the plan was kept on arriving there), is rolling up to it, not off it.
+    /// Default 40 m.
     public var legStartToleranceMeters: Double = 40
     /// Decisive wrong way: matched on the twin of the current route edge with a course at least this far from the
     /// route's. Counts threshold − 1, so two such fixes (or one after any other off-route fix) reroute. Default 135°.

@@ -80,6 +80,10 @@ public final class NavigatorCore {
         var lastMeasurement: Double
         /// The leg began with the vehicle standing (at the origin, at a waypoint): see `settlingMeters`.
         var startedStanding = false
+        /// Where the previous leg ended, when this leg was kept as planned on arriving there: the router may start
+        /// the next leg elsewhere (across a divided road, at the nearest point in the departure direction), and
+        /// until the vehicle has made progress on this leg, being near there is not leaving it.
+        var previousLegEnd: Coordinate?
     }
 
     // MARK: Reading the route
@@ -179,15 +183,22 @@ public final class NavigatorCore {
         // At the waypoint the planned next leg already starts here, leaving in the arrival direction: keep it
         // (re-routing from a standing vehicle, which has no heading, could turn the trip around). Elsewhere the
         // next leg starts at the last road-snapped position.
-        let atPlannedStart =
-            lastSnapped.map {
-                Geodesy.distanceMeters($0.coordinate, planned[0].start.point) <= 2 * configuration.arrivalRadiusMeters
+        let near = { (point: Coordinate) in
+            self.lastSnapped.map {
+                Geodesy.distanceMeters($0.coordinate, point) <= 2 * self.configuration.arrivalRadiusMeters
             } ?? false
-        if !atPlannedStart {
+        }
+        // Arrived where the finished leg ends, the plan stands too, even when the router starts the next leg
+        // elsewhere for this waypoint (the other side of a divided road): re-routing from a vehicle still rolling
+        // to a stop would route it round the block from where it happens to be.
+        let finishedEnd = legs[0].end.point
+        let atFinishedEnd = wasArrived && near(finishedEnd)
+        if !near(planned[0].start.point) && !atFinishedEnd {
             result = route(to: remaining, at: time)
         }
         // No route from here: keep the remaining legs as planned (the next fixes reroute when off them).
         install(legs: result.legs ?? planned, destinations: remaining, at: time)
+        if atFinishedEnd { progress?.previousLegEnd = finishedEnd }
         if wasArrived { isGuidanceActive = true }
         var events: [NavigationEvent] = [
             .routeChanged(routeChangedEvent(.nextDestination, at: time, status: result.status))
@@ -276,6 +287,13 @@ public final class NavigatorCore {
                     }
                 }
                 observeOwnTraffic(snapped, speed: speed, previous: previous)
+            } else if let fixSpeed = snapped.fix.speedMetersPerSecond, fixSpeed >= 0,
+                fixSpeed < configuration.offRouteMinimumSpeedMetersPerSecond
+            {
+                // A vehicle that says it stands is not moving along the leg either: without this the prediction
+                // kept the speed it had when it last matched the leg (arriving at a waypoint whose next leg starts
+                // elsewhere) and carried the search window away from it.
+                progress?.velocity = 0
             }
             if let arrival = checkArrival(snapped, at: time) { events.append(arrival) }
             if let faster = checkFasterRoute(snapped, at: time) { events.append(faster) }
@@ -487,10 +505,7 @@ public final class NavigatorCore {
         }
         // Still short of the leg's start (continuing while rolling up to a waypoint, or standing at the origin):
         // the vehicle is not yet on the leg but has not left it either.
-        if p.along < 1,
-            Geodesy.distanceMeters(snapped.fix.coordinate, p.route.leg.start.point)
-                <= configuration.legStartToleranceMeters
-        {
+        if p.along < 1 && (isNear(snapped.fix, p.route.leg.start.point) || isAtPreviousLegEnd(snapped.fix, p)) {
             return false
         }
         // A vehicle standing before it has really started the leg leaves nothing: its fixes scatter round a point
@@ -527,6 +542,15 @@ public final class NavigatorCore {
         }
         offRouteEvidence += weight
         return offRouteEvidence >= configuration.offRouteEvidenceThreshold
+    }
+
+    private func isNear(_ fix: RawFix, _ point: Coordinate) -> Bool {
+        Geodesy.distanceMeters(fix.coordinate, point) <= configuration.legStartToleranceMeters
+    }
+
+    /// The leg has not started and the vehicle is still where the previous leg ended (see `previousLegEnd`).
+    private func isAtPreviousLegEnd(_ fix: RawFix, _ p: LegProgress) -> Bool {
+        p.along < 1 && (p.previousLegEnd.map { isNear(fix, $0) } ?? false)
     }
 
     /// The raw position moved farther since the previous fix than the vehicle can have (1.5 × its speed over the
