@@ -62,6 +62,29 @@ public struct NavigatorConfiguration: Sendable, Hashable {
     /// route's. Counts threshold − 1, so two such fixes (or one after any other off-route fix) reroute. Default 135°.
     public var wrongWayDegrees: Double = 135
 
+    /// Divergence (see `NavigatorCore`): off route when the CUSUM of (raw distance from the leg ÷ the fix's accuracy
+    /// − `divergenceReferenceAccuracies`), over fixes the matcher puts on another road with log-odds of at least
+    /// `divergenceLogOdds`, reaches this. Default 3: for σ = 8 m fixes (accuracy 10 m) a road 16 m beside the route
+    /// adds ≈ 0.6 a fix, one 25 m away 1.5; fixes on the route (mean distance ≈ 6 m) take ≈ 0.4 a fix away.
+    public var divergenceThreshold: Double = 3
+    /// Default 1 accuracy (10 m for the simulated σ = 8 m fixes: a fix on the route lies farther from it one time in
+    /// three).
+    public var divergenceReferenceAccuracies: Double = 1
+    /// Most one fix adds. Default 1.5 (never fewer than two fixes; an outlier counts no more than a fix 25 m away).
+    public var divergenceMaximumStep: Double = 1.5
+    /// The matcher's log-odds for the leg at or below minus this let a fix add. Default 3 (e³ ≈ 20 : 1 for the other
+    /// road; the matcher's route bonus already holds it on the route through single noisy fixes).
+    public var divergenceLogOdds: Double = 3
+    /// A moving vehicle's course (see `minimumSpeedForCourseMetersPerSecond`) more than this from every direction of
+    /// the leg within `divergenceCourseSpanMeters` of the fix adds `divergenceCourseStep` to the fix's divergence step
+    /// (same cap). Default 25° (five times the course noise of the simulated GPS).
+    public var divergenceCourseDegrees: Double = 25
+    /// Default 1.
+    public var divergenceCourseStep: Double = 1.5
+    /// How far along the leg either side of the fix its directions are compared with the course for the divergence
+    /// step. Default 10 m.
+    public var divergenceCourseSpanMeters: Double = 10
+
     /// A fix within the route's corridor counts as leaving when its course contradicts every direction of the leg
     /// within this distance along it of the fix's position (1), or 2 when the matcher also holds it on another road
     /// whose direction is within `matchedRoadCourseDegrees` of the course. Default 25 m (the along-road error of a

@@ -43,6 +43,9 @@ public final class NavigatorCore {
     /// The trip's own pace so far: seconds driven on the route, and the model's seconds for the progress made.
     private var pace = (elapsedSeconds: 0.0, modelSeconds: 0.0)
     private var offRouteEvidence = 0
+    /// CUSUM of the raw fixes' distance from the leg while the matcher finds another road likelier (see
+    /// `divergenceThreshold`).
+    private var divergence = 0.0
     /// The mean position of the current run of standing fixes (see `checkArrival`); nil while moving.
     private var standing: (latitude: Double, longitude: Double, count: Int)?
     private var lastReportedSeconds: Double?
@@ -108,6 +111,9 @@ public final class NavigatorCore {
         guard let p = progress else { return .infinity }
         return p.arrived ? 0 : remaining(p).meters
     }
+
+    /// The off-route divergence sum so far (see `NavigatorConfiguration.divergenceThreshold`), for diagnostics.
+    public var offRouteDivergence: Double { divergence }
 
     /// The current leg as handed to the road-snapping provider.
     public var activeLeg: ActiveLeg? { progress?.route }
@@ -270,6 +276,7 @@ public final class NavigatorCore {
         if var p = progress, !p.arrived {
             if isOffRoute(snapped, previous: previous, secondsSincePrevious: previous.map { time.timeIntervalSince($0.timestamp) }) {
                 offRouteEvidence = 0
+                divergence = 0
                 if let reroute = reroute(from: snapped, reason: .offRoute, at: time) { events.append(reroute) }
             } else if snapped.isOnRoute, let match = snapped.routeMatch {
                 p = progress!
@@ -386,6 +393,7 @@ public final class NavigatorCore {
         checkedFeedGeneration = traffic.feedGeneration  // the new legs were routed with the current feed
         destinations = newDestinations
         offRouteEvidence = 0
+        divergence = 0
         lastReportedSeconds = nil
         lastReportedMeters = nil
         ownWay = nil
@@ -408,6 +416,7 @@ public final class NavigatorCore {
         progress = nil
         isGuidanceActive = false
         offRouteEvidence = 0
+        divergence = 0
         lastReportedSeconds = nil
         lastReportedMeters = nil
     }
@@ -484,6 +493,9 @@ public final class NavigatorCore {
                 }
             } ?? false
         let settling = p.startedStanding && p.along < configuration.settlingMeters
+        if !settling && p.along >= 1 && accumulateDivergence(snapped, p, jumped: jumped) {
+            return true
+        }
         if snapped.isOnRoute {
             // Within the corridor, but leaving: the course contradicts every direction of the route within
             // `onRouteCourseSpanMeters` of the position (1), and the matcher holds the vehicle on another road
@@ -542,6 +554,35 @@ public final class NavigatorCore {
         }
         offRouteEvidence += weight
         return offRouteEvidence >= configuration.offRouteEvidenceThreshold
+    }
+
+    /// Drifting away from the leg while the matcher prefers another road: a one-sided CUSUM of the raw fix's distance
+    /// from the leg in units of its accuracy, less `divergenceReferenceAccuracies`, each fix counting at most
+    /// `divergenceMaximumStep`. A fix adds only while the matcher's log-odds for the leg are at or below
+    /// `-divergenceLogOdds` and the fix did not jump; otherwise it can only lower the sum. This catches a vehicle
+    /// that takes a fork at a small angle, or a parallel road, inside the corridor that decides `isOnRoute` (where the
+    /// course says nothing and single fixes stay within the noise), while the matcher's own accumulated evidence
+    /// keeps one noisy fix from counting. Returns true when the sum reaches `divergenceThreshold`. Without the
+    /// matcher's log-odds (the nearest-road snapper) nothing accumulates.
+    private func accumulateDivergence(_ snapped: SnappedFix, _ p: LegProgress, jumped: Bool) -> Bool {
+        let accuracy = max(
+            1, snapped.fix.horizontalAccuracyMeters ?? configuration.defaultHorizontalAccuracyMeters)
+        let distance = snapped.rawRouteMatch?.distanceFromRouteMeters ?? .infinity
+        var step = min(
+            configuration.divergenceMaximumStep, distance / accuracy - configuration.divergenceReferenceAccuracies)
+        // The course, from a moving vehicle, against every direction of the leg near the fix (a fork at a small
+        // angle shows in the course long before the distance grows past the noise).
+        if let course = usableCourse(snapped.fix), let match = snapped.rawRouteMatch,
+            !p.route.courseAgreesAnywhere(
+                course, around: match.distanceAlongLegMeters, aroundMeters: configuration.divergenceCourseSpanMeters,
+                toleranceDegrees: configuration.divergenceCourseDegrees)
+        {
+            step = min(configuration.divergenceMaximumStep, max(step, 0) + configuration.divergenceCourseStep)
+        }
+        let matcherAgrees = (snapped.routeLogOdds ?? .infinity) <= -configuration.divergenceLogOdds
+        if jumped || !matcherAgrees { step = min(0, step) }
+        divergence = max(0, divergence + step)
+        return divergence >= configuration.divergenceThreshold
     }
 
     private func isNear(_ fix: RawFix, _ point: Coordinate) -> Bool {

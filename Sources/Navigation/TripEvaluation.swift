@@ -238,7 +238,7 @@ public struct TripEvaluator {
                     }
                 }
                 log(
-                    "  off fix \(offFixes): onRoute \(recentOnRoute.last ?? false) matched way \(snappedWay.map(String.init) ?? "-") (truth \(sample.osmWayID)) raw-to-leg \(Int(m?.distanceFromRouteMeters ?? -1)) m, course \(Int(fix.courseDegrees ?? -1)) agrees \(agrees.map { String($0) } ?? "-"), speed \(fix.speedMetersPerSecond ?? -1), log-odds \(logOdds), truth-to-leg \(Int(leg?.project(sample.coordinate)?.distanceFromRouteMeters ?? -1)) m"
+                    "  off fix \(offFixes): onRoute \(recentOnRoute.last ?? false) matched way \(snappedWay.map(String.init) ?? "-") (truth \(sample.osmWayID)) raw-to-leg \(Int(m?.distanceFromRouteMeters ?? -1)) m, course \(Int(fix.courseDegrees ?? -1)) agrees \(agrees.map { String($0) } ?? "-"), speed \(fix.speedMetersPerSecond ?? -1), log-odds \(logOdds), divergence \(nav.offRouteDivergence), leg bearing \(Int(m?.routeBearingDegrees ?? -1)), truth-to-leg \(Int(leg?.project(sample.coordinate)?.distanceFromRouteMeters ?? -1)) m"
                 )
             }
             if !midRecorded && leaveAfterFraction == nil && nav.destinations.first?.index == 0

@@ -59,6 +59,20 @@ func percentile(_ values: [Double], _ p: Double) -> Double {
 }
 func pct(_ x: Double) -> String { String(format: "%.1f%%", x * 100) }
 
+/// Off-route experiments: NAV_DIV_THRESHOLD, NAV_DIV_REFERENCE, NAV_DIV_STEP, NAV_DIV_LOG_ODDS, NAV_DIV_COURSE,
+/// NAV_DIV_COURSE_STEP, NAV_DIV_COURSE_SPAN override the
+/// divergence rule's defaults (0 threshold = off).
+func applyOffRouteOverrides(_ c: inout NavigatorConfiguration) {
+    let env = ProcessInfo.processInfo.environment
+    if let v = env["NAV_DIV_THRESHOLD"].flatMap(Double.init) { c.divergenceThreshold = v > 0 ? v : .infinity }
+    if let v = env["NAV_DIV_REFERENCE"].flatMap(Double.init) { c.divergenceReferenceAccuracies = v }
+    if let v = env["NAV_DIV_STEP"].flatMap(Double.init) { c.divergenceMaximumStep = v }
+    if let v = env["NAV_DIV_LOG_ODDS"].flatMap(Double.init) { c.divergenceLogOdds = v }
+    if let v = env["NAV_DIV_COURSE"].flatMap(Double.init) { c.divergenceCourseDegrees = v }
+    if let v = env["NAV_DIV_COURSE_STEP"].flatMap(Double.init) { c.divergenceCourseStep = v }
+    if let v = env["NAV_DIV_COURSE_SPAN"].flatMap(Double.init) { c.divergenceCourseSpanMeters = v }
+}
+
 var stepNanos: [Double] = []
 for interval in [1.0, 5.0] {
     for traffic in [false, true] where ProcessInfo.processInfo.environment["NAV_BENCH_ONLY_LEAVING"] == nil {
@@ -67,6 +81,7 @@ for interval in [1.0, 5.0] {
         evaluator.noise.fixIntervalSeconds = interval
         evaluator.noise.reportedAccuracyMeters = 10
         if verbose { evaluator.log = { print("  " + $0) } }
+        applyOffRouteOverrides(&evaluator.configuration)
         // Model experiments: NAV_OWN_WEIGHT, NAV_SIGNAL_SECONDS, NAV_TURN_SCALE override the defaults.
         let env = ProcessInfo.processInfo.environment
         if let w = env["NAV_OWN_WEIGHT"].flatMap(Double.init) { evaluator.configuration.ownSpeedWeight = w }
@@ -133,6 +148,7 @@ for interval in [1.0, 5.0] {
         evaluator.configuration.arrivalRadiusMeters = r
     }
     if verbose { evaluator.log = { print("  " + $0) } }
+    applyOffRouteOverrides(&evaluator.configuration)
     var delays: [Int] = []
     var corridorDelays: [Int] = []
     var missed = 0
