@@ -34,6 +34,11 @@ public struct NavigatorConfiguration: Sendable, Hashable {
     /// Default 3: never one bad fix, never two position outliers (their course still follows the road), but two
     /// fixes turning away from the route are enough.
     public var offRouteEvidenceThreshold: Int = 3
+    /// A fix the snapper puts off the route counts nothing (and resets nothing) while the matcher's log-odds for the
+    /// leg (`SnappedFix.routeLogOdds`) are at least this. Default 5 (e⁵ ≈ 150 : 1; on the simulated drives the
+    /// matcher's odds at the fixes that decided a real departure were below 3, those of outliers and of a progress
+    /// estimate gone astray 5–22).
+    public var offRouteVetoLogOdds: Double = 5
     /// Default 8 m (one σ of GPS noise: closer than that the course says little about which road).
     public var strongOffRouteDistanceMeters: Double = 8
     /// A fix whose raw position jumped from the previous one by more than 1.5 × speed × interval plus this is a
@@ -127,6 +132,15 @@ public struct NavigatorConfiguration: Sendable, Hashable {
     /// The remaining time is scaled by the trip's own pace (time driven ÷ model time of the progress made), with
     /// weight m ÷ (m + this) after m model seconds of progress: half after this many. Default 600 s.
     public var paceHalfWeightSeconds: Double = 600
+    /// Split the pace in two: the road part of the remaining time scales with moving time ÷ the model's road time
+    /// (weight as above: the driver's and the traffic's speed), the junction part with the time not moving ÷ the
+    /// model's junction delays passed (weight j ÷ (j + `paceStopHalfWeightSeconds`): the city's signal delay rate as
+    /// the trip has met it, shrunk towards the model because the stops already made are mostly the lottery of the
+    /// signals met). Default true: on 120 simulated trips per map it lowered the mid-trip median error in 7 of 8
+    /// runs (BENCHMARKS.md, "Navigation"); false scales the whole remaining time by one pace.
+    public var paceSplitsStops = true
+    /// Default 600 s (some 30–40 junction delays of the model before the trip's own stop rate counts half).
+    public var paceStopHalfWeightSeconds: Double = 600
     /// The pace ratio is clamped to this range. Default 0.6...1.8.
     public var paceRatioRange: ClosedRange<Double> = 0.6...1.8
     /// Fixes further apart than this do not count towards the pace (a gap says nothing about it). Default 60 s.

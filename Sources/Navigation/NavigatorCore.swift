@@ -41,7 +41,9 @@ public final class NavigatorCore {
     public private(set) var delayCategoryToNextDestination: DelayCategory = .noData
 
     /// The trip's own pace so far: seconds driven on the route, and the model's seconds for the progress made.
-    private var pace = (elapsedSeconds: 0.0, modelSeconds: 0.0)
+    /// Split (see `NavigatorConfiguration.paceSplitsStops`): seconds of that moving (fix speed at least
+    /// `ownSpeedMinimumMetersPerSecond`), and the model's road seconds (no junction delays) for the progress made.
+    private var pace = (elapsedSeconds: 0.0, modelSeconds: 0.0, movingSeconds: 0.0, roadModelSeconds: 0.0)
     private var offRouteEvidence = 0
     /// CUSUM of the raw fixes' distance from the leg while the matcher finds another road likelier (see
     /// `divergenceThreshold`).
@@ -139,7 +141,7 @@ public final class NavigatorCore {
             return (status, events)
         }
         traveledPath = []
-        pace = (0, 0)
+        pace = (0, 0, 0, 0)
         snapper.reset()
         let result = route(to: resolved, at: time)
         guard let newLegs = result.legs else {
@@ -163,7 +165,7 @@ public final class NavigatorCore {
     public func clearDestinations(at time: Date) -> [NavigationEvent] {
         let hadRoute = progress != nil
         dropRoute()
-        pace = (0, 0)
+        pace = (0, 0, 0, 0)
         snapper.reset()
         traveledPath = []
         guard hadRoute else { return [] }
@@ -281,6 +283,7 @@ public final class NavigatorCore {
             } else if snapped.isOnRoute, let match = snapped.routeMatch {
                 p = progress!
                 let modelBefore = modelRemainingSeconds(p)
+                let junctionBefore = p.time.remainingJunctionSeconds(atDistance: p.along)
                 let movedBefore = p.along > 0
                 track(&p, measurement: match.distanceAlongLegMeters, snapped: snapped, speed: speed)
                 progress = p
@@ -289,8 +292,14 @@ public final class NavigatorCore {
                 if movedBefore, let previous {
                     let dt = time.timeIntervalSince(previous.timestamp)
                     if dt > 0 && dt <= configuration.paceMaximumGapSeconds {
+                        let modelAfter = modelRemainingSeconds(p)
+                        let junctionAfter = p.time.remainingJunctionSeconds(atDistance: p.along)
                         pace.elapsedSeconds += dt
-                        pace.modelSeconds += max(0, modelBefore - modelRemainingSeconds(p))
+                        pace.modelSeconds += max(0, modelBefore - modelAfter)
+                        pace.roadModelSeconds += max(0, (modelBefore - junctionBefore) - (modelAfter - junctionAfter))
+                        if (snapped.fix.speedMetersPerSecond ?? speed ?? 0) >= configuration.ownSpeedMinimumMetersPerSecond {
+                            pace.movingSeconds += dt
+                        }
                     }
                 }
                 observeOwnTraffic(snapped, speed: speed, previous: previous)
@@ -528,6 +537,10 @@ public final class NavigatorCore {
         {
             return false
         }
+        // The matcher, weighing this fix against the whole trace, still finds the leg much likelier: a noisy or
+        // outlying fix it coasts through, or a progress estimate gone astray (the geometry looks for the vehicle in
+        // the wrong part of the leg). Such a fix neither adds evidence nor resets it.
+        if let odds = snapped.routeLogOdds, odds >= configuration.offRouteVetoLogOdds { return false }
         var weight = 1
         if let edge = snapped.edge, let course {
             let index = p.route.edgeIndex(atDistance: p.along)
@@ -738,7 +751,31 @@ public final class NavigatorCore {
             atDistance: along, ownSpeedMetersPerSecond: moving,
             ownSpeedWeight: configuration.ownSpeedWeight,
             ownSpeedFloor: configuration.ownSpeedFloorFraction)
-        return (seconds * paceFactor, meters)
+        guard configuration.paceSplitsStops else { return (seconds * paceFactor, meters) }
+        let junction = min(seconds, p.time.remainingJunctionSeconds(atDistance: along))
+        return ((seconds - junction) * roadPaceFactor + junction * stopPaceFactor, meters)
+    }
+
+    /// Moving time ÷ the model's road time for the progress made (the driver's and the traffic's speed), weighted as
+    /// `paceFactor`.
+    private var roadPaceFactor: Double {
+        shrunkRatio(pace.movingSeconds, pace.roadModelSeconds, halfWeight: configuration.paceHalfWeightSeconds)
+    }
+
+    /// Time not moving ÷ the model's junction delays for the progress made (the city's and the trip's stops), with
+    /// weight j ÷ (j + `paceStopHalfWeightSeconds`) for j junction seconds passed: most of a trip's stops are the
+    /// lottery of the signals met, which says little about those ahead.
+    private var stopPaceFactor: Double {
+        shrunkRatio(
+            pace.elapsedSeconds - pace.movingSeconds, pace.modelSeconds - pace.roadModelSeconds,
+            halfWeight: configuration.paceStopHalfWeightSeconds)
+    }
+
+    private func shrunkRatio(_ observed: Double, _ model: Double, halfWeight: Double) -> Double {
+        guard model > 0 else { return 1 }
+        let range = configuration.paceRatioRange
+        let ratio = min(range.upperBound, max(range.lowerBound, observed / model))
+        return 1 + model / (model + halfWeight) * (ratio - 1)
     }
 
     private var paceFactor: Double {
