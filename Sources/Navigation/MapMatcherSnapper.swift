@@ -105,7 +105,8 @@ public final class MapMatcherSnapper: RoadSnappingProvider {
             return SnappedFix(
                 fix: fix, coordinate: fix.coordinate, edge: nil, offsetOnEdgeMeters: 0, isOnRoute: false,
                 routeMatch: match, rawRouteMatch: rawMatch, courseDegrees: nil, speedMetersPerSecond: fix.speedMetersPerSecond,
-                speedLimitKph: nil, osmWayID: nil, roadName: nil, routeLogOdds: activeLeg == nil ? nil : update.routeLogOdds)
+                speedLimitKph: nil, osmWayID: nil, roadName: nil,
+                routeLogOdds: activeLeg == nil ? nil : update.routeLogOdds)
         }
         return SnappedFix(
             fix: fix, coordinate: s.coordinate, edge: edge, offsetOnEdgeMeters: s.edgeOffsetMeters, isOnRoute: onRoute,

@@ -86,7 +86,7 @@ public final class NavigatorCore {
         /// The leg began with the vehicle standing (at the origin, at a waypoint): see `settlingMeters`.
         var startedStanding = false
         /// Where the previous leg ended, when this leg was kept as planned on arriving there: the router may start
-        /// the next leg elsewhere (across a divided road, at the nearest point in the departure direction), and
+        /// the next leg elsewhere (from the nearest road of the main network when the waypoint has no way out), and
         /// until the vehicle has made progress on this leg, being near there is not leaving it.
         var previousLegEnd: Coordinate?
     }
@@ -297,9 +297,8 @@ public final class NavigatorCore {
                         pace.elapsedSeconds += dt
                         pace.modelSeconds += max(0, modelBefore - modelAfter)
                         pace.roadModelSeconds += max(0, (modelBefore - junctionBefore) - (modelAfter - junctionAfter))
-                        if (snapped.fix.speedMetersPerSecond ?? speed ?? 0) >= configuration.ownSpeedMinimumMetersPerSecond {
-                            pace.movingSeconds += dt
-                        }
+                        let moving = snapped.fix.speedMetersPerSecond ?? speed ?? 0
+                        if moving >= configuration.ownSpeedMinimumMetersPerSecond { pace.movingSeconds += dt }
                     }
                 }
                 observeOwnTraffic(snapped, speed: speed, previous: previous)
@@ -771,6 +770,7 @@ public final class NavigatorCore {
             halfWeight: configuration.paceStopHalfWeightSeconds)
     }
 
+    /// observed ÷ model clamped to `paceRatioRange`, trusted with weight model ÷ (model + `halfWeight`).
     private func shrunkRatio(_ observed: Double, _ model: Double, halfWeight: Double) -> Double {
         guard model > 0 else { return 1 }
         let range = configuration.paceRatioRange
@@ -779,11 +779,7 @@ public final class NavigatorCore {
     }
 
     private var paceFactor: Double {
-        guard pace.modelSeconds > 0 else { return 1 }
-        let range = configuration.paceRatioRange
-        let ratio = min(range.upperBound, max(range.lowerBound, pace.elapsedSeconds / pace.modelSeconds))
-        let weight = pace.modelSeconds / (pace.modelSeconds + configuration.paceHalfWeightSeconds)
-        return 1 + weight * (ratio - 1)
+        shrunkRatio(pace.elapsedSeconds, pace.modelSeconds, halfWeight: configuration.paceHalfWeightSeconds)
     }
 
     /// The model's remaining seconds of the leg, without the vehicle's own speed.

@@ -238,7 +238,10 @@ public struct TripEvaluator {
                     }
                 }
                 log(
-                    "  off fix \(offFixes): onRoute \(recentOnRoute.last ?? false) matched way \(snappedWay.map(String.init) ?? "-") (truth \(sample.osmWayID)) raw-to-leg \(Int(m?.distanceFromRouteMeters ?? -1)) m, course \(Int(fix.courseDegrees ?? -1)) agrees \(agrees.map { String($0) } ?? "-"), speed \(fix.speedMetersPerSecond ?? -1), log-odds \(logOdds), divergence \(nav.offRouteDivergence), leg bearing \(Int(m?.routeBearingDegrees ?? -1)), truth-to-leg \(Int(leg?.project(sample.coordinate)?.distanceFromRouteMeters ?? -1)) m"
+                    "  off fix \(offFixes): onRoute \(recentOnRoute.last ?? false) matched way \(snappedWay.map(String.init) ?? "-") (truth \(sample.osmWayID)) raw-to-leg \(Int(m?.distanceFromRouteMeters ?? -1)) m, course \(Int(fix.courseDegrees ?? -1)) agrees \(agrees.map { String($0) } ?? "-"), speed \(fix.speedMetersPerSecond ?? -1), "
+                        + "log-odds \(logOdds), divergence \(nav.offRouteDivergence), "
+                        + "leg bearing \(Int(m?.routeBearingDegrees ?? -1)), "
+                        + "truth-to-leg \(Int(leg?.project(sample.coordinate)?.distanceFromRouteMeters ?? -1)) m"
                 )
             }
             if !midRecorded && leaveAfterFraction == nil && nav.destinations.first?.index == 0
@@ -275,10 +278,13 @@ public struct TripEvaluator {
                     if a.remainingWaypoints > 0 { _ = nav.continueToNextDestination(at: fix.timestamp) }
                 case .routeChanged(let r) where r.reason == .offRoute || r.reason == .fasterRoute:
                     result.reroutes += 1
+                    let odds = recentLogOdds.suffix(6).map { $0.isFinite ? Int($0.rounded()) : ($0 > 0 ? 999 : -999) }
                     log?(
                         "fix \(i) t=\(sample.timestamp - noise.startTimestamp) \(r.reason.rawValue): truth edge \(sample.edge) way \(sample.osmWayID) "
                             + "speed \(sample.speedMetersPerSecond) dist \(sample.distanceMeters); fix off truth "
-                            + "\(Geodesy.distanceMeters(fix.coordinate, sample.coordinate)) m; recent onRoute \(recentOnRoute.suffix(6)) log-odds \(recentLogOdds.suffix(6).map { Int($0.isFinite ? $0.rounded() : ($0 > 0 ? 999 : -999)) })"
+                            + "\(Geodesy.distanceMeters(fix.coordinate, sample.coordinate)) m; "
+                            + "recent onRoute \(recentOnRoute.suffix(6)) log-odds "
+                            + "\(odds)"
                     )
                     if let log, let leg = legBefore {
                         let m = leg.project(fix.coordinate)

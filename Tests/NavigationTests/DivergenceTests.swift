@@ -45,7 +45,8 @@ import Testing
         var fixes = drive(roads.path(path), speed: 8, from: t0.addingTimeInterval(1), stopSeconds: 5, accuracy: 10)
         var rng = SeededGenerator(seed: seed)
         for i in fixes.indices where noise > 0 {
-            fixes[i].coordinate = offset(fixes[i].coordinate, east: noise * rng.gaussian(), north: noise * rng.gaussian())
+            let (east, north) = (noise * rng.gaussian(), noise * rng.gaussian())
+            fixes[i].coordinate = offset(fixes[i].coordinate, east: east, north: north)
         }
         for i in pushed { fixes[i].coordinate = offset(fixes[i].coordinate, east: 0, north: -22) }
         let firstPast = try #require(fixes.firstIndex { $0.coordinate.longitude > roads["B"].longitude + 1e-6 })

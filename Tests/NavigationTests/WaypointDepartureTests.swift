@@ -23,7 +23,8 @@ import Testing
             """, gridMeters: 10, ways: [.init("ABC"), .init("CD", oneway: true)])
     }
 
-    /// Drives A→D (arrival at D), stands `standSeconds` at D, continues to the next destination, then drives D→C→A.
+    /// Drives A→D (arrival at D), stands `standSeconds` at D, continues to the next destination, then drives
+    /// D→C→A.
     /// Returns the route changes and arrivals after the first arrival, and the next leg's start.
     private func departure(standSeconds: Double) throws -> (
         events: [String], legStart: Coordinate, progressAfterStanding: Double
@@ -38,8 +39,10 @@ import Testing
         nav.distanceUpdateThresholdMeters = 1000
         _ = nav.process(RawFix(coordinate: roads["A"], timestamp: t0, speedMetersPerSecond: 0))
         let set = nav.setDestinations(
-            [NavigationWaypoint(coordinate: roads["D"], title: "D"), NavigationWaypoint(coordinate: roads["A"], title: "A")],
-            at: t0)
+            [
+                NavigationWaypoint(coordinate: roads["D"], title: "D"),
+                NavigationWaypoint(coordinate: roads["A"], title: "A"),
+            ], at: t0)
         #expect(set.status == .ok)
         let arriving = drive(roads.path("ABCD"), speed: 8, from: t0.addingTimeInterval(1))
         var events: [NavigationEvent] = []
