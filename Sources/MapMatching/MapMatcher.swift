@@ -12,6 +12,13 @@ public struct MatchUpdate: Sendable {
     public var finalized: [SnappedLocation]
     /// Index (0-based, in arrival order) of `finalized.first`; meaningless when `finalized` is empty.
     public var firstFinalizedIndex: Int
+    /// With an active route: the log-score of the best path ending at the newest fix in a state on the route,
+    /// minus that of the best path ending in a state off it (natural log; positive = on the route is likelier).
+    /// Both paths share the decided history, so this is a generalised likelihood ratio over where the vehicle may
+    /// have left the route; a coasting state (the fix taken as an outlier) counts where its anchor is. It includes
+    /// `routeBonus` for every fix a path spends on the route. +∞ when every candidate is on the route, −∞ when
+    /// none is; nil without a route or when the fix matched nothing.
+    public var routeLogOdds: Double? = nil
 }
 
 /// The road-snapped location provider's engine: an online hidden-Markov map matcher in the terms of Newson & Krumm
@@ -196,8 +203,28 @@ public final class MapMatcher {
             }
             provisional = provisionalLocation()
         }
-        return MatchUpdate(provisional: provisional, finalized: finalized,
-                           firstFinalizedIndex: finalized.isEmpty ? nextFixIndex : firstIndex)
+        var update = MatchUpdate(provisional: provisional, finalized: finalized,
+                                 firstFinalizedIndex: finalized.isEmpty ? nextFixIndex : firstIndex)
+        if provisional.matched, let newest = window.last { update.routeLogOdds = routeLogOdds(of: newest) }
+        return update
+    }
+
+    /// See `MatchUpdate.routeLogOdds`.
+    private func routeLogOdds(of step: LatticeStep) -> Double? {
+        guard let route else { return nil }
+        var on = -Double.infinity
+        var off = -Double.infinity
+        for (i, s) in step.states.enumerated() where step.score[i].isFinite {
+            if route.contains(edge: s.edge, offset: s.offset, tolerance: 5) {
+                on = max(on, step.score[i])
+            } else {
+                off = max(off, step.score[i])
+            }
+        }
+        if !on.isFinite && !off.isFinite { return nil }
+        if !off.isFinite { return .infinity }
+        if !on.isFinite { return -.infinity }
+        return on - off
     }
 
     /// Decides every pending fix (end of the trace) and returns their answers, oldest first.

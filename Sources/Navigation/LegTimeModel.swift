@@ -228,6 +228,13 @@ struct LegTimeModel {
         return current + chargedJunctionSeconds[i] + suffixTraffic[i + 1]
     }
 
+    /// The junction delays still ahead of `distance` along the leg (those `remainingSeconds` includes), seconds.
+    func remainingJunctionSeconds(atDistance distance: Double) -> Double {
+        guard !portionsMeters.isEmpty else { return 0 }
+        let i = route.edgeIndex(atDistance: min(max(0, distance), route.lengthMeters))
+        return chargedJunctionSeconds[i] + (suffixTraffic[i + 1] - suffixTrafficOnly[i + 1])
+    }
+
     /// (traffic-aware, free-flow) seconds of the edges ahead without junction delays, and whether traffic covers
     /// any of them.
     func delayComparison(atDistance distance: Double) -> (traffic: Double, freeFlow: Double, covered: Bool) {

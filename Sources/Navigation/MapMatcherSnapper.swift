@@ -105,13 +105,14 @@ public final class MapMatcherSnapper: RoadSnappingProvider {
             return SnappedFix(
                 fix: fix, coordinate: fix.coordinate, edge: nil, offsetOnEdgeMeters: 0, isOnRoute: false,
                 routeMatch: match, rawRouteMatch: rawMatch, courseDegrees: nil, speedMetersPerSecond: fix.speedMetersPerSecond,
-                speedLimitKph: nil, osmWayID: nil, roadName: nil)
+                speedLimitKph: nil, osmWayID: nil, roadName: nil,
+                routeLogOdds: activeLeg == nil ? nil : update.routeLogOdds)
         }
         return SnappedFix(
             fix: fix, coordinate: s.coordinate, edge: edge, offsetOnEdgeMeters: s.edgeOffsetMeters, isOnRoute: onRoute,
             routeMatch: match, rawRouteMatch: rawMatch, courseDegrees: s.courseDegrees >= 0 ? s.courseDegrees : nil,
             speedMetersPerSecond: s.speedMetersPerSecond >= 0 ? s.speedMetersPerSecond : nil,
             speedLimitKph: s.speedLimitKph,
-            osmWayID: s.osmWayID, roadName: s.roadName)
+            osmWayID: s.osmWayID, roadName: s.roadName, routeLogOdds: activeLeg == nil ? nil : update.routeLogOdds)
     }
 }

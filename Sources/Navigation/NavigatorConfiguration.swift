@@ -34,6 +34,11 @@ public struct NavigatorConfiguration: Sendable, Hashable {
     /// Default 3: never one bad fix, never two position outliers (their course still follows the road), but two
     /// fixes turning away from the route are enough.
     public var offRouteEvidenceThreshold: Int = 3
+    /// A fix the snapper puts off the route counts nothing (and resets nothing) while the matcher's log-odds for the
+    /// leg (`SnappedFix.routeLogOdds`) are at least this. Default 5 (e⁵ ≈ 150 : 1; on the simulated drives the
+    /// matcher's odds at the fixes that decided a real departure were below 3, those of outliers and of a progress
+    /// estimate gone astray 5–22).
+    public var offRouteVetoLogOdds: Double = 5
     /// Default 8 m (one σ of GPS noise: closer than that the course says little about which road).
     public var strongOffRouteDistanceMeters: Double = 8
     /// A fix whose raw position jumped from the previous one by more than 1.5 × speed × interval plus this is a
@@ -54,12 +59,36 @@ public struct NavigatorConfiguration: Sendable, Hashable {
     /// Off-route fixes from a vehicle slower than this (by the fix's own speed) on the first `settlingMeters` of a
     /// leg neither add evidence nor reset it. Default 1.5 m/s.
     public var offRouteMinimumSpeedMetersPerSecond: Double = 1.5
-    /// A vehicle not yet on a new leg (no progress along it) within this of the leg's start is rolling up to it,
-    /// not off it. Default 40 m.
+    /// A vehicle not yet on a new leg (no progress along it) within this of the leg's start, or of the end of the
+    /// leg it just finished (when the plan was kept on arriving there), is rolling up to it, not off it.
+    /// Default 40 m.
     public var legStartToleranceMeters: Double = 40
     /// Decisive wrong way: matched on the twin of the current route edge with a course at least this far from the
     /// route's. Counts threshold − 1, so two such fixes (or one after any other off-route fix) reroute. Default 135°.
     public var wrongWayDegrees: Double = 135
+
+    /// Divergence (see `NavigatorCore`): off route when the CUSUM of (raw distance from the leg ÷ the fix's accuracy
+    /// − `divergenceReferenceAccuracies`), over fixes the matcher puts on another road with log-odds of at least
+    /// `divergenceLogOdds`, reaches this. Default 3: for σ = 8 m fixes (accuracy 10 m) a road 16 m beside the route
+    /// adds ≈ 0.6 a fix, one 25 m away 1.5; fixes on the route (mean distance ≈ 6 m) take ≈ 0.4 a fix away.
+    public var divergenceThreshold: Double = 3
+    /// Default 1 accuracy (10 m for the simulated σ = 8 m fixes: a fix on the route lies farther from it one time in
+    /// three).
+    public var divergenceReferenceAccuracies: Double = 1
+    /// Most one fix adds. Default 1.5 (never fewer than two fixes; an outlier counts no more than a fix 25 m away).
+    public var divergenceMaximumStep: Double = 1.5
+    /// The matcher's log-odds for the leg at or below minus this let a fix add. Default 3 (e³ ≈ 20 : 1 for the other
+    /// road; the matcher's route bonus already holds it on the route through single noisy fixes).
+    public var divergenceLogOdds: Double = 3
+    /// A moving vehicle's course (see `minimumSpeedForCourseMetersPerSecond`) more than this from every direction of
+    /// the leg within `divergenceCourseSpanMeters` of the fix adds `divergenceCourseStep` to the fix's divergence step
+    /// (same cap). Default 25° (five times the course noise of the simulated GPS).
+    public var divergenceCourseDegrees: Double = 25
+    /// Default 1.
+    public var divergenceCourseStep: Double = 1.5
+    /// How far along the leg either side of the fix its directions are compared with the course for the divergence
+    /// step. Default 10 m.
+    public var divergenceCourseSpanMeters: Double = 10
 
     /// A fix within the route's corridor counts as leaving when its course contradicts every direction of the leg
     /// within this distance along it of the fix's position (1), or 2 when the matcher also holds it on another road
@@ -103,6 +132,15 @@ public struct NavigatorConfiguration: Sendable, Hashable {
     /// The remaining time is scaled by the trip's own pace (time driven ÷ model time of the progress made), with
     /// weight m ÷ (m + this) after m model seconds of progress: half after this many. Default 600 s.
     public var paceHalfWeightSeconds: Double = 600
+    /// Split the pace in two: the road part of the remaining time scales with moving time ÷ the model's road time
+    /// (weight as above: the driver's and the traffic's speed), the junction part with the time not moving ÷ the
+    /// model's junction delays passed (weight j ÷ (j + `paceStopHalfWeightSeconds`): the city's signal delay rate as
+    /// the trip has met it, shrunk towards the model because the stops already made are mostly the lottery of the
+    /// signals met). Default true: on 120 simulated trips per map it lowered the mid-trip median error in 7 of 8
+    /// runs (BENCHMARKS.md, "Navigation"); false scales the whole remaining time by one pace.
+    public var paceSplitsStops = true
+    /// Default 600 s (some 30–40 junction delays of the model before the trip's own stop rate counts half).
+    public var paceStopHalfWeightSeconds: Double = 600
     /// The pace ratio is clamped to this range. Default 0.6...1.8.
     public var paceRatioRange: ClosedRange<Double> = 0.6...1.8
     /// Fixes further apart than this do not count towards the pace (a gap says nothing about it). Default 60 s.

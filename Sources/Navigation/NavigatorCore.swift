@@ -41,8 +41,13 @@ public final class NavigatorCore {
     public private(set) var delayCategoryToNextDestination: DelayCategory = .noData
 
     /// The trip's own pace so far: seconds driven on the route, and the model's seconds for the progress made.
-    private var pace = (elapsedSeconds: 0.0, modelSeconds: 0.0)
+    /// Split (see `NavigatorConfiguration.paceSplitsStops`): seconds of that moving (fix speed at least
+    /// `ownSpeedMinimumMetersPerSecond`), and the model's road seconds (no junction delays) for the progress made.
+    private var pace = (elapsedSeconds: 0.0, modelSeconds: 0.0, movingSeconds: 0.0, roadModelSeconds: 0.0)
     private var offRouteEvidence = 0
+    /// CUSUM of the raw fixes' distance from the leg while the matcher finds another road likelier (see
+    /// `divergenceThreshold`).
+    private var divergence = 0.0
     /// The mean position of the current run of standing fixes (see `checkArrival`); nil while moving.
     private var standing: (latitude: Double, longitude: Double, count: Int)?
     private var lastReportedSeconds: Double?
@@ -80,6 +85,10 @@ public final class NavigatorCore {
         var lastMeasurement: Double
         /// The leg began with the vehicle standing (at the origin, at a waypoint): see `settlingMeters`.
         var startedStanding = false
+        /// Where the previous leg ended, when this leg was kept as planned on arriving there: the router may start
+        /// the next leg elsewhere (from the nearest road of the main network when the waypoint has no way out), and
+        /// until the vehicle has made progress on this leg, being near there is not leaving it.
+        var previousLegEnd: Coordinate?
     }
 
     // MARK: Reading the route
@@ -105,6 +114,9 @@ public final class NavigatorCore {
         return p.arrived ? 0 : remaining(p).meters
     }
 
+    /// The off-route divergence sum so far (see `NavigatorConfiguration.divergenceThreshold`), for diagnostics.
+    public var offRouteDivergence: Double { divergence }
+
     /// The current leg as handed to the road-snapping provider.
     public var activeLeg: ActiveLeg? { progress?.route }
 
@@ -129,7 +141,7 @@ public final class NavigatorCore {
             return (status, events)
         }
         traveledPath = []
-        pace = (0, 0)
+        pace = (0, 0, 0, 0)
         snapper.reset()
         let result = route(to: resolved, at: time)
         guard let newLegs = result.legs else {
@@ -153,7 +165,7 @@ public final class NavigatorCore {
     public func clearDestinations(at time: Date) -> [NavigationEvent] {
         let hadRoute = progress != nil
         dropRoute()
-        pace = (0, 0)
+        pace = (0, 0, 0, 0)
         snapper.reset()
         traveledPath = []
         guard hadRoute else { return [] }
@@ -179,15 +191,22 @@ public final class NavigatorCore {
         // At the waypoint the planned next leg already starts here, leaving in the arrival direction: keep it
         // (re-routing from a standing vehicle, which has no heading, could turn the trip around). Elsewhere the
         // next leg starts at the last road-snapped position.
-        let atPlannedStart =
-            lastSnapped.map {
-                Geodesy.distanceMeters($0.coordinate, planned[0].start.point) <= 2 * configuration.arrivalRadiusMeters
+        let near = { (point: Coordinate) in
+            self.lastSnapped.map {
+                Geodesy.distanceMeters($0.coordinate, point) <= 2 * self.configuration.arrivalRadiusMeters
             } ?? false
-        if !atPlannedStart {
+        }
+        // Arrived where the finished leg ends, the plan stands too, even when the router starts the next leg
+        // elsewhere for this waypoint (the other side of a divided road): re-routing from a vehicle still rolling
+        // to a stop would route it round the block from where it happens to be.
+        let finishedEnd = legs[0].end.point
+        let atFinishedEnd = wasArrived && near(finishedEnd)
+        if !near(planned[0].start.point) && !atFinishedEnd {
             result = route(to: remaining, at: time)
         }
         // No route from here: keep the remaining legs as planned (the next fixes reroute when off them).
         install(legs: result.legs ?? planned, destinations: remaining, at: time)
+        if atFinishedEnd { progress?.previousLegEnd = finishedEnd }
         if wasArrived { isGuidanceActive = true }
         var events: [NavigationEvent] = [
             .routeChanged(routeChangedEvent(.nextDestination, at: time, status: result.status))
@@ -259,10 +278,12 @@ public final class NavigatorCore {
         if var p = progress, !p.arrived {
             if isOffRoute(snapped, previous: previous, secondsSincePrevious: previous.map { time.timeIntervalSince($0.timestamp) }) {
                 offRouteEvidence = 0
+                divergence = 0
                 if let reroute = reroute(from: snapped, reason: .offRoute, at: time) { events.append(reroute) }
             } else if snapped.isOnRoute, let match = snapped.routeMatch {
                 p = progress!
                 let modelBefore = modelRemainingSeconds(p)
+                let junctionBefore = p.time.remainingJunctionSeconds(atDistance: p.along)
                 let movedBefore = p.along > 0
                 track(&p, measurement: match.distanceAlongLegMeters, snapped: snapped, speed: speed)
                 progress = p
@@ -271,11 +292,23 @@ public final class NavigatorCore {
                 if movedBefore, let previous {
                     let dt = time.timeIntervalSince(previous.timestamp)
                     if dt > 0 && dt <= configuration.paceMaximumGapSeconds {
+                        let modelAfter = modelRemainingSeconds(p)
+                        let junctionAfter = p.time.remainingJunctionSeconds(atDistance: p.along)
                         pace.elapsedSeconds += dt
-                        pace.modelSeconds += max(0, modelBefore - modelRemainingSeconds(p))
+                        pace.modelSeconds += max(0, modelBefore - modelAfter)
+                        pace.roadModelSeconds += max(0, (modelBefore - junctionBefore) - (modelAfter - junctionAfter))
+                        let moving = snapped.fix.speedMetersPerSecond ?? speed ?? 0
+                        if moving >= configuration.ownSpeedMinimumMetersPerSecond { pace.movingSeconds += dt }
                     }
                 }
                 observeOwnTraffic(snapped, speed: speed, previous: previous)
+            } else if let fixSpeed = snapped.fix.speedMetersPerSecond, fixSpeed >= 0,
+                fixSpeed < configuration.offRouteMinimumSpeedMetersPerSecond
+            {
+                // A vehicle that says it stands is not moving along the leg either: without this the prediction
+                // kept the speed it had when it last matched the leg (arriving at a waypoint whose next leg starts
+                // elsewhere) and carried the search window away from it.
+                progress?.velocity = 0
             }
             if let arrival = checkArrival(snapped, at: time) { events.append(arrival) }
             if let faster = checkFasterRoute(snapped, at: time) { events.append(faster) }
@@ -368,6 +401,7 @@ public final class NavigatorCore {
         checkedFeedGeneration = traffic.feedGeneration  // the new legs were routed with the current feed
         destinations = newDestinations
         offRouteEvidence = 0
+        divergence = 0
         lastReportedSeconds = nil
         lastReportedMeters = nil
         ownWay = nil
@@ -390,6 +424,7 @@ public final class NavigatorCore {
         progress = nil
         isGuidanceActive = false
         offRouteEvidence = 0
+        divergence = 0
         lastReportedSeconds = nil
         lastReportedMeters = nil
     }
@@ -466,6 +501,9 @@ public final class NavigatorCore {
                 }
             } ?? false
         let settling = p.startedStanding && p.along < configuration.settlingMeters
+        if !settling && p.along >= 1 && accumulateDivergence(snapped, p, jumped: jumped) {
+            return true
+        }
         if snapped.isOnRoute {
             // Within the corridor, but leaving: the course contradicts every direction of the route within
             // `onRouteCourseSpanMeters` of the position (1), and the matcher holds the vehicle on another road
@@ -487,10 +525,7 @@ public final class NavigatorCore {
         }
         // Still short of the leg's start (continuing while rolling up to a waypoint, or standing at the origin):
         // the vehicle is not yet on the leg but has not left it either.
-        if p.along < 1,
-            Geodesy.distanceMeters(snapped.fix.coordinate, p.route.leg.start.point)
-                <= configuration.legStartToleranceMeters
-        {
+        if p.along < 1 && (isNear(snapped.fix, p.route.leg.start.point) || isAtPreviousLegEnd(snapped.fix, p)) {
             return false
         }
         // A vehicle standing before it has really started the leg leaves nothing: its fixes scatter round a point
@@ -501,6 +536,10 @@ public final class NavigatorCore {
         {
             return false
         }
+        // The matcher, weighing this fix against the whole trace, still finds the leg much likelier: a noisy or
+        // outlying fix it coasts through, or a progress estimate gone astray (the geometry looks for the vehicle in
+        // the wrong part of the leg). Such a fix neither adds evidence nor resets it.
+        if let odds = snapped.routeLogOdds, odds >= configuration.offRouteVetoLogOdds { return false }
         var weight = 1
         if let edge = snapped.edge, let course {
             let index = p.route.edgeIndex(atDistance: p.along)
@@ -527,6 +566,44 @@ public final class NavigatorCore {
         }
         offRouteEvidence += weight
         return offRouteEvidence >= configuration.offRouteEvidenceThreshold
+    }
+
+    /// Drifting away from the leg while the matcher prefers another road: a one-sided CUSUM of the raw fix's distance
+    /// from the leg in units of its accuracy, less `divergenceReferenceAccuracies`, each fix counting at most
+    /// `divergenceMaximumStep`. A fix adds only while the matcher's log-odds for the leg are at or below
+    /// `-divergenceLogOdds` and the fix did not jump; otherwise it can only lower the sum. This catches a vehicle
+    /// that takes a fork at a small angle, or a parallel road, inside the corridor that decides `isOnRoute` (where the
+    /// course says nothing and single fixes stay within the noise), while the matcher's own accumulated evidence
+    /// keeps one noisy fix from counting. Returns true when the sum reaches `divergenceThreshold`. Without the
+    /// matcher's log-odds (the nearest-road snapper) nothing accumulates.
+    private func accumulateDivergence(_ snapped: SnappedFix, _ p: LegProgress, jumped: Bool) -> Bool {
+        let accuracy = max(
+            1, snapped.fix.horizontalAccuracyMeters ?? configuration.defaultHorizontalAccuracyMeters)
+        let distance = snapped.rawRouteMatch?.distanceFromRouteMeters ?? .infinity
+        var step = min(
+            configuration.divergenceMaximumStep, distance / accuracy - configuration.divergenceReferenceAccuracies)
+        // The course, from a moving vehicle, against every direction of the leg near the fix (a fork at a small
+        // angle shows in the course long before the distance grows past the noise).
+        if let course = usableCourse(snapped.fix), let match = snapped.rawRouteMatch,
+            !p.route.courseAgreesAnywhere(
+                course, around: match.distanceAlongLegMeters, aroundMeters: configuration.divergenceCourseSpanMeters,
+                toleranceDegrees: configuration.divergenceCourseDegrees)
+        {
+            step = min(configuration.divergenceMaximumStep, max(step, 0) + configuration.divergenceCourseStep)
+        }
+        let matcherAgrees = (snapped.routeLogOdds ?? .infinity) <= -configuration.divergenceLogOdds
+        if jumped || !matcherAgrees { step = min(0, step) }
+        divergence = max(0, divergence + step)
+        return divergence >= configuration.divergenceThreshold
+    }
+
+    private func isNear(_ fix: RawFix, _ point: Coordinate) -> Bool {
+        Geodesy.distanceMeters(fix.coordinate, point) <= configuration.legStartToleranceMeters
+    }
+
+    /// The leg has not started and the vehicle is still where the previous leg ended (see `previousLegEnd`).
+    private func isAtPreviousLegEnd(_ fix: RawFix, _ p: LegProgress) -> Bool {
+        p.along < 1 && (p.previousLegEnd.map { isNear(fix, $0) } ?? false)
     }
 
     /// The raw position moved farther since the previous fix than the vehicle can have (1.5 × its speed over the
@@ -673,15 +750,36 @@ public final class NavigatorCore {
             atDistance: along, ownSpeedMetersPerSecond: moving,
             ownSpeedWeight: configuration.ownSpeedWeight,
             ownSpeedFloor: configuration.ownSpeedFloorFraction)
-        return (seconds * paceFactor, meters)
+        guard configuration.paceSplitsStops else { return (seconds * paceFactor, meters) }
+        let junction = min(seconds, p.time.remainingJunctionSeconds(atDistance: along))
+        return ((seconds - junction) * roadPaceFactor + junction * stopPaceFactor, meters)
+    }
+
+    /// Moving time ÷ the model's road time for the progress made (the driver's and the traffic's speed), weighted as
+    /// `paceFactor`.
+    private var roadPaceFactor: Double {
+        shrunkRatio(pace.movingSeconds, pace.roadModelSeconds, halfWeight: configuration.paceHalfWeightSeconds)
+    }
+
+    /// Time not moving ÷ the model's junction delays for the progress made (the city's and the trip's stops), with
+    /// weight j ÷ (j + `paceStopHalfWeightSeconds`) for j junction seconds passed: most of a trip's stops are the
+    /// lottery of the signals met, which says little about those ahead.
+    private var stopPaceFactor: Double {
+        shrunkRatio(
+            pace.elapsedSeconds - pace.movingSeconds, pace.modelSeconds - pace.roadModelSeconds,
+            halfWeight: configuration.paceStopHalfWeightSeconds)
+    }
+
+    /// observed ÷ model clamped to `paceRatioRange`, trusted with weight model ÷ (model + `halfWeight`).
+    private func shrunkRatio(_ observed: Double, _ model: Double, halfWeight: Double) -> Double {
+        guard model > 0 else { return 1 }
+        let range = configuration.paceRatioRange
+        let ratio = min(range.upperBound, max(range.lowerBound, observed / model))
+        return 1 + model / (model + halfWeight) * (ratio - 1)
     }
 
     private var paceFactor: Double {
-        guard pace.modelSeconds > 0 else { return 1 }
-        let range = configuration.paceRatioRange
-        let ratio = min(range.upperBound, max(range.lowerBound, pace.elapsedSeconds / pace.modelSeconds))
-        let weight = pace.modelSeconds / (pace.modelSeconds + configuration.paceHalfWeightSeconds)
-        return 1 + weight * (ratio - 1)
+        shrunkRatio(pace.elapsedSeconds, pace.modelSeconds, halfWeight: configuration.paceHalfWeightSeconds)
     }
 
     /// The model's remaining seconds of the leg, without the vehicle's own speed.

@@ -29,6 +29,10 @@ public struct SnappedFix: Sendable, Hashable {
     public var speedLimitKph: Double?
     public var osmWayID: Int64?
     public var roadName: String?
+    /// The matcher's log-odds (natural log) that the vehicle is on the active leg rather than on another road,
+    /// accumulated over the fixes so far (`MapMatching.MatchUpdate.routeLogOdds`): positive = on the leg. Nil when
+    /// the provider has no such model (the nearest-road snapper) or no leg is active.
+    public var routeLogOdds: Double?
 
     public var timestamp: Date { fix.timestamp }
     public var horizontalAccuracyMeters: Double? { fix.horizontalAccuracyMeters }
@@ -38,7 +42,8 @@ public struct SnappedFix: Sendable, Hashable {
     public init(
         fix: RawFix, coordinate: Coordinate, edge: EdgeID?, offsetOnEdgeMeters: Double, isOnRoute: Bool,
         routeMatch: RouteMatch?, rawRouteMatch: RouteMatch? = nil, courseDegrees: Double?,
-        speedMetersPerSecond: Double?, speedLimitKph: Double?, osmWayID: Int64?, roadName: String?
+        speedMetersPerSecond: Double?, speedLimitKph: Double?, osmWayID: Int64?, roadName: String?,
+        routeLogOdds: Double? = nil
     ) {
         self.fix = fix
         self.coordinate = coordinate
@@ -52,6 +57,7 @@ public struct SnappedFix: Sendable, Hashable {
         self.speedLimitKph = speedLimitKph
         self.osmWayID = osmWayID
         self.roadName = roadName
+        self.routeLogOdds = routeLogOdds
     }
 }
 

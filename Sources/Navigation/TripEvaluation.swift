@@ -211,6 +211,8 @@ public struct TripEvaluator {
         var offFixes = 0
         var corridorFixes = 0
         var recentOnRoute: [Bool] = []
+        var recentLogOdds: [Double] = []
+        var lowestLogOdds: (value: Double, fix: Int)?
         for (i, fix) in raw.enumerated() {
             let sample = truth[i]
             if let leaving = offRouteTruthTime, sample.timestamp >= leaving { offFixes += 1 }
@@ -222,6 +224,9 @@ public struct TripEvaluator {
                 recentOnRoute.append(l.isOnRoute)
                 snappedWay = l.osmWayID
             }
+            let logOdds = nav.lastSnapped?.routeLogOdds ?? .nan
+            recentLogOdds.append(logOdds)
+            if logOdds < lowestLogOdds?.value ?? .infinity, nav.activeLeg != nil { lowestLogOdds = (logOdds, i) }
             if let log, leaveAfterFraction != nil, offFixes > 0, result.fixesToReroute == nil {
                 let leg = nav.activeLeg
                 let m = leg?.project(
@@ -233,7 +238,10 @@ public struct TripEvaluator {
                     }
                 }
                 log(
-                    "  off fix \(offFixes): onRoute \(recentOnRoute.last ?? false) matched way \(snappedWay.map(String.init) ?? "-") (truth \(sample.osmWayID)) raw-to-leg \(Int(m?.distanceFromRouteMeters ?? -1)) m, course \(Int(fix.courseDegrees ?? -1)) agrees \(agrees.map { String($0) } ?? "-"), speed \(fix.speedMetersPerSecond ?? -1), truth-to-leg \(Int(leg?.project(sample.coordinate)?.distanceFromRouteMeters ?? -1)) m"
+                    "  off fix \(offFixes): onRoute \(recentOnRoute.last ?? false) matched way \(snappedWay.map(String.init) ?? "-") (truth \(sample.osmWayID)) raw-to-leg \(Int(m?.distanceFromRouteMeters ?? -1)) m, course \(Int(fix.courseDegrees ?? -1)) agrees \(agrees.map { String($0) } ?? "-"), speed \(fix.speedMetersPerSecond ?? -1), "
+                        + "log-odds \(logOdds), divergence \(nav.offRouteDivergence), "
+                        + "leg bearing \(Int(m?.routeBearingDegrees ?? -1)), "
+                        + "truth-to-leg \(Int(leg?.project(sample.coordinate)?.distanceFromRouteMeters ?? -1)) m"
                 )
             }
             if !midRecorded && leaveAfterFraction == nil && nav.destinations.first?.index == 0
@@ -270,10 +278,13 @@ public struct TripEvaluator {
                     if a.remainingWaypoints > 0 { _ = nav.continueToNextDestination(at: fix.timestamp) }
                 case .routeChanged(let r) where r.reason == .offRoute || r.reason == .fasterRoute:
                     result.reroutes += 1
+                    let odds = recentLogOdds.suffix(6).map { $0.isFinite ? Int($0.rounded()) : ($0 > 0 ? 999 : -999) }
                     log?(
                         "fix \(i) t=\(sample.timestamp - noise.startTimestamp) \(r.reason.rawValue): truth edge \(sample.edge) way \(sample.osmWayID) "
                             + "speed \(sample.speedMetersPerSecond) dist \(sample.distanceMeters); fix off truth "
-                            + "\(Geodesy.distanceMeters(fix.coordinate, sample.coordinate)) m; recent onRoute \(recentOnRoute.suffix(6))"
+                            + "\(Geodesy.distanceMeters(fix.coordinate, sample.coordinate)) m; "
+                            + "recent onRoute \(recentOnRoute.suffix(6)) log-odds "
+                            + "\(odds)"
                     )
                     if let log, let leg = legBefore {
                         let m = leg.project(fix.coordinate)
@@ -291,6 +302,9 @@ public struct TripEvaluator {
                 }
             }
             if leaveAfterFraction != nil && result.fixesToReroute != nil { break }
+        }
+        if leaveAfterFraction == nil, let lowest = lowestLogOdds {
+            log?("lowest route log-odds \(lowest.value) at fix \(lowest.fix) of \(raw.count)")
         }
         for (k, count) in result.arrivalCounts.enumerated() where count != 1 && leaveAfterFraction == nil {
             let end = nav.currentRouteLeg?.destinationCoordinate

@@ -304,3 +304,51 @@ import Testing
         #expect(try reroutes(east: 90, north: -60, jumpSlackMeters: 10_000) == 1)
     }
 }
+
+/// Three outliers in a row, all reported off the route, while the matcher (which coasts
+/// through them) still finds the leg far likelier: its log-odds veto them as off-route evidence.
+@Suite struct MatcherVetoTests {
+    /// The nearest-road answer, with the fixes at `offRouteTimes` reported off the route and the matcher's log-odds
+    /// for the leg set to `logOdds` on every fix.
+    private final class OddsSnapper: RoadSnappingProvider {
+        let base: NearestRoadSnapper
+        let offRouteTimes: Set<Date>
+        let logOdds: Double?
+        init(graph: RoadGraph, offRouteTimes: Set<Date>, logOdds: Double?) {
+            base = NearestRoadSnapper(graph: graph)
+            self.offRouteTimes = offRouteTimes
+            self.logOdds = logOdds
+        }
+        func reset() {}
+        func snap(_ fix: RawFix, activeLeg: ActiveLeg?) -> SnappedFix {
+            var s = base.snap(fix, activeLeg: activeLeg)
+            s.routeLogOdds = activeLeg == nil ? nil : logOdds
+            if offRouteTimes.contains(fix.timestamp) { s.isOnRoute = false }
+            return s
+        }
+    }
+
+    /// A–B east, 400 m, driven at 3.3 m/s (arriving slowly): fixes 3 to 5 are displaced 74 m north, each 3.3 m
+    /// from the one before, so the position-jump rule sees only the first of them.
+    private func offRouteChanges(logOdds: Double?) throws -> Int {
+        let roads = try DrawnRoads("A-------B", gridMeters: 50, ways: [.init("AB")])
+        var fixes = drive(roads.path("AB"), speed: 3.3, from: t0.addingTimeInterval(1))
+        for k in 3...5 { fixes[k].coordinate = offset(fixes[k].coordinate, east: 0, north: 74) }
+        let times = Set((3...5).map { fixes[$0].timestamp })
+        let nav = NavigatorCore(
+            graph: roads.graph, snapper: OddsSnapper(graph: roads.graph, offRouteTimes: times, logOdds: logOdds))
+        _ = nav.process(RawFix(coordinate: roads["A"], timestamp: t0, speedMetersPerSecond: 0))
+        _ = nav.setDestinations([NavigationWaypoint(coordinate: roads["B"], title: "B")], at: t0)
+        return nav.process(fixes).routeChanges.filter { $0.reason == .offRoute }.count
+    }
+
+    @Test func outliersTheMatcherCoastsThroughDoNotReroute() throws {
+        #expect(try offRouteChanges(logOdds: 10) == 0)
+    }
+
+    @Test func withoutTheMatchersOddsTheSameFixesReroute() throws {
+        // The control: no log-odds (the nearest-road snapper has none) or odds below the veto.
+        #expect(try offRouteChanges(logOdds: nil) == 1)
+        #expect(try offRouteChanges(logOdds: 4) == 1)
+    }
+}

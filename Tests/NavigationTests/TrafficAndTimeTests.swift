@@ -88,6 +88,45 @@ import Testing
         #expect(abs(paced - 200) < abs(model - 200))
     }
 
+    @Test func aLongStopAtOneSignalIsNotTakenForASlowRoad() throws {
+        // 2 km at exactly the model's 50 km/h, signals at C, D, E and F (every 400 m); the vehicle stands 60 s at
+        // the first. Half-way, one pace for everything scales the 72 s of road ahead by the stop too; the split pace
+        // leaves the road part alone (moving time = the model's road time) and scales only the junction delays
+        // ahead, by the stops made so far shrunk towards the model (they are mostly the luck of the lights). With
+        // the default weights (half at 600 model seconds) so early in a trip: +0.8 s against +0.2 s.
+        let roads = try DrawnRoads(
+            "A---------C---------D---------E---------F---------B", gridMeters: 40, ways: [.init("ACDEFB")],
+            signals: ["C", "D", "E", "F"])
+        func halfway(split: Bool, paced: Bool = true) throws -> Double {
+            var configuration = NavigatorConfiguration()
+            configuration.paceSplitsStops = split
+            if !paced {
+                configuration.paceHalfWeightSeconds = .infinity
+                configuration.paceStopHalfWeightSeconds = .infinity
+            }
+            let nav = roads.navigator(configuration: configuration)
+            _ = nav.process(RawFix(coordinate: roads["A"], timestamp: t0, speedMetersPerSecond: 0))
+            _ = nav.setDestinations([NavigationWaypoint(coordinate: roads["B"])], at: t0)
+            let speed = 50 / 3.6
+            let toLight = drive(roads.path("AC"), speed: speed, from: t0.addingTimeInterval(1))
+            var t = toLight.last!.timestamp
+            _ = nav.process(toLight)
+            for _ in 0..<60 {
+                t = t.addingTimeInterval(1)
+                _ = nav.process(RawFix(coordinate: roads["C"], timestamp: t, speedMetersPerSecond: 0))
+            }
+            let on = drive(roads.path("CB"), speed: speed, from: t.addingTimeInterval(1), startOffset: speed)
+            _ = nav.process(on.filter { Geodesy.distanceMeters($0.coordinate, roads["A"]) <= 1000 + 1e-6 })
+            return nav.timeToNextDestination
+        }
+        let model = try halfway(split: true, paced: false)
+        let one = try halfway(split: false)
+        let split = try halfway(split: true)
+        #expect(one > model + 0.5, "one pace \(one) s, model \(model) s")
+        #expect(split > model, "split \(split) s, model \(model) s")
+        #expect(split - model < 0.5 * (one - model), "split \(split) s, one pace \(one) s, model \(model) s")
+    }
+
     @Test func delayCategoryBandsAndFading() throws {
         let roads = try DrawnRoads("A-------B", gridMeters: 50, ways: [.init("AB")])
         let (nav, events) = start(roads, to: "B")

@@ -59,6 +59,21 @@ func percentile(_ values: [Double], _ p: Double) -> Double {
 }
 func pct(_ x: Double) -> String { String(format: "%.1f%%", x * 100) }
 
+/// Off-route experiments: NAV_DIV_THRESHOLD, NAV_DIV_REFERENCE, NAV_DIV_STEP, NAV_DIV_LOG_ODDS, NAV_DIV_COURSE,
+/// NAV_DIV_COURSE_STEP, NAV_DIV_COURSE_SPAN, NAV_VETO_LOG_ODDS override the
+/// divergence rule's defaults (0 threshold = off).
+func applyOffRouteOverrides(_ c: inout NavigatorConfiguration) {
+    let env = ProcessInfo.processInfo.environment
+    if let v = env["NAV_DIV_THRESHOLD"].flatMap(Double.init) { c.divergenceThreshold = v > 0 ? v : .infinity }
+    if let v = env["NAV_DIV_REFERENCE"].flatMap(Double.init) { c.divergenceReferenceAccuracies = v }
+    if let v = env["NAV_DIV_STEP"].flatMap(Double.init) { c.divergenceMaximumStep = v }
+    if let v = env["NAV_DIV_LOG_ODDS"].flatMap(Double.init) { c.divergenceLogOdds = v }
+    if let v = env["NAV_DIV_COURSE"].flatMap(Double.init) { c.divergenceCourseDegrees = v }
+    if let v = env["NAV_DIV_COURSE_STEP"].flatMap(Double.init) { c.divergenceCourseStep = v }
+    if let v = env["NAV_DIV_COURSE_SPAN"].flatMap(Double.init) { c.divergenceCourseSpanMeters = v }
+    if let v = env["NAV_VETO_LOG_ODDS"].flatMap(Double.init) { c.offRouteVetoLogOdds = v }
+}
+
 var stepNanos: [Double] = []
 for interval in [1.0, 5.0] {
     for traffic in [false, true] where ProcessInfo.processInfo.environment["NAV_BENCH_ONLY_LEAVING"] == nil {
@@ -67,6 +82,7 @@ for interval in [1.0, 5.0] {
         evaluator.noise.fixIntervalSeconds = interval
         evaluator.noise.reportedAccuracyMeters = 10
         if verbose { evaluator.log = { print("  " + $0) } }
+        applyOffRouteOverrides(&evaluator.configuration)
         // Model experiments: NAV_OWN_WEIGHT, NAV_SIGNAL_SECONDS, NAV_TURN_SCALE override the defaults.
         let env = ProcessInfo.processInfo.environment
         if let w = env["NAV_OWN_WEIGHT"].flatMap(Double.init) { evaluator.configuration.ownSpeedWeight = w }
@@ -75,6 +91,10 @@ for interval in [1.0, 5.0] {
         }
         if let r = env["NAV_ARRIVAL_RADIUS"].flatMap(Double.init) { evaluator.configuration.arrivalRadiusMeters = r }
         if let k = env["NAV_PACE_HALF_WEIGHT"].flatMap(Double.init) { evaluator.configuration.paceHalfWeightSeconds = k }
+        if let v = env["NAV_PACE_SPLIT"] { evaluator.configuration.paceSplitsStops = v == "1" }
+        if let k = env["NAV_PACE_STOP_HALF_WEIGHT"].flatMap(Double.init) {
+            evaluator.configuration.paceStopHalfWeightSeconds = k
+        }
         if let v = env["NAV_SIGNAL_SLOWDOWN"].flatMap(Double.init) {
             evaluator.configuration.junctions.trafficSignalSlowdownSeconds = v
         }
@@ -133,6 +153,7 @@ for interval in [1.0, 5.0] {
         evaluator.configuration.arrivalRadiusMeters = r
     }
     if verbose { evaluator.log = { print("  " + $0) } }
+    applyOffRouteOverrides(&evaluator.configuration)
     var delays: [Int] = []
     var corridorDelays: [Int] = []
     var missed = 0
