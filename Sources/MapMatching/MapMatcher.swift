@@ -7,8 +7,9 @@ import Routing
 public struct MatchUpdate: Sendable {
     /// The newest fix's answer now, from the best path so far (it may still change: see `finalized`).
     public var provisional: SnappedLocation
-    /// Fixes whose answer became final with this update, oldest first: with the default lag of 4 fixes, the fix
-    /// received 4 updates ago; several at once after a break in the trace.
+    /// Fixes whose answer became final with this update, oldest first: with the default lag (20 s and at least 4
+    /// fixes, see `MapMatchingConfiguration.lagSeconds`) the fix received 20 updates ago at 1 s fixes, 4 at 5 s;
+    /// none, or several at once, when the fix interval changes, and every pending one after a break in the trace.
     public var finalized: [SnappedLocation]
     /// Index (0-based, in arrival order) of `finalized.first`; meaningless when `finalized` is empty.
     public var firstFinalizedIndex: Int
@@ -26,9 +27,10 @@ public struct MatchUpdate: Sendable {
 /// - Outliers: every step also holds "coasting" states that skip the fix at a cost equal to a road
 ///   `outlierSigmas`·σ_z away; a bad fix is coasted through and its position dead-reckoned along the road between
 ///   the positions before and after it. A real jump wins once several fixes agree on it.
-/// - Decoding: fixed lag of `lagFixes` fixes. When fix n + lag arrives, fix n's state on the best path is decided,
-///   every other state of fix n is dropped, and the later scores are recomputed, so the decided path is always
-///   connected. The newest fix's provisional answer is the best state now.
+/// - Decoding: fixed lag of `lagSeconds` (at least `lagFixes`, at most `maximumLagFixes` fixes). When the lag has
+///   passed after fix n, fix n's state on the best path is decided, every other state of fix n is dropped, and the
+///   later scores are recomputed (until a step comes out unchanged), so the decided path is always connected.
+///   The newest fix's provisional answer is the best state now.
 /// - Smoothing: the decided positions are smoothed along the road with their neighbours' positions, times and
 ///   speeds (see `AlongRoadSmoother`), which removes most of the along-road GPS error.
 ///
@@ -43,6 +45,8 @@ public final class MapMatcher {
     private let smootherModel: AlongRoadSmoother.Model
     private var scratch: CandidateScratch
     private var candidateBuffer: [RoadCandidate] = []
+    /// Reused buffer of the road search targets of one transition.
+    private var searchTargets: [(node: NodeID, withinMeters: Double)] = []
     private var window: [LatticeStep] = []
     private var spareSteps: [LatticeStep] = []
     /// True when window[0] is the last decided step (kept as the root of the pending ones).
@@ -191,13 +195,22 @@ public final class MapMatcher {
             lastDecided = out
         } else {
             window.append(step)
-            while window.count - (hasRoot ? 1 : 0) > max(0, configuration.lagFixes) {
-                finalized.append(commitOldest())
-            }
+            while oldestPendingIsDue() { finalized.append(commitOldest()) }
             provisional = provisionalLocation()
         }
         return MatchUpdate(provisional: provisional, finalized: finalized,
                            firstFinalizedIndex: finalized.isEmpty ? nextFixIndex : firstIndex)
+    }
+
+    /// True when the oldest undecided fix has waited the lag: `lagFixes` later fixes and `lagSeconds`, or
+    /// `maximumLagFixes` later fixes.
+    private func oldestPendingIsDue() -> Bool {
+        let pending = window.count - (hasRoot ? 1 : 0)
+        let minimum = max(0, configuration.lagFixes)
+        guard pending > minimum, let newest = window.last else { return false }
+        if pending > max(minimum, configuration.maximumLagFixes) { return true }
+        let oldest = window[hasRoot ? 1 : 0]
+        return newest.fix.timestamp - oldest.fix.timestamp >= configuration.lagSeconds
     }
 
     /// Decides every pending fix (end of the trace) and returns their answers, oldest first.
@@ -430,6 +443,9 @@ public final class MapMatcher {
         let tolerance = configuration.backwardJitterToleranceMeters
         let observedHere = step.observed
         let radii = previous.radius + step.radius
+        var targets: [(node: NodeID, withinMeters: Double)] = []
+        swap(&targets, &searchTargets)
+        defer { swap(&targets, &searchTargets) }
         for a in 0..<m where previousScore[a] >= bestPrevious - configuration.pruneMargin && roadCount > 0 {
             let from = previousStates[a]
             let dt = max(0.2, fix.timestamp - from.referenceTime)
@@ -493,7 +509,12 @@ public final class MapMatcher {
                 }
                 let needsTree = to.edge != twin && (to.edge != from.edge || best == -.infinity)
                 if needsTree && !searched && treeBound > 0 && to.offset <= treeBound {
-                    tree = distances.tree(from: graph.target(of: from.edge), bound: treeBound)
+                    // The search needs to reach only the candidates' edges, each within what the bound leaves.
+                    targets.removeAll(keepingCapacity: true)
+                    for c in states[..<roadCount] where c.offset <= treeBound {
+                        targets.append((graph.source(of: c.edge), treeBound - c.offset))
+                    }
+                    tree = distances.tree(from: graph.target(of: from.edge), bound: treeBound, targets: targets)
                     searched = true
                 }
                 if needsTree, let tree {
@@ -558,8 +579,9 @@ public final class MapMatcher {
         let step = window[j]
         for x in 0..<step.score.count where x != k { step.score[x] = -.infinity }
         step.committed = k
+        // Survivor paths usually merge within a few fixes: once a step comes out unchanged, so do all after it.
         for p in (j + 1)..<window.count where !window[p].isStart {
-            window[p].recompute(from: window[p - 1])
+            if !window[p].recompute(from: window[p - 1]) { break }
         }
         let out = decide(position: j)
         if hasRoot { recycle(window.removeFirst()) }

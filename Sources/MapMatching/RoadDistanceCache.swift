@@ -75,6 +75,15 @@ final class DistanceTree {
         }
     }
 
+    /// True when this tree answers like a full search to `bound` for these targets (every node when nil): it went
+    /// that far, or it holds each target that lies within the target's limit.
+    func answers(bound wanted: Double, targets: [(node: NodeID, withinMeters: Double)]?) -> Bool {
+        if bound >= wanted { return true }
+        guard let targets else { return false }
+        for t in targets where min(t.withinMeters, wanted) > bound && !distance(to: t.node).isFinite { return false }
+        return true
+    }
+
     /// The edge entering `node` on its shortest path from `source`; nil at the source or when not reached.
     func parentEdge(of node: NodeID) -> EdgeID? {
         var i = slot(node)
@@ -101,7 +110,7 @@ public final class RoadSearchScratch {
     let cost: UnsafeMutablePointer<Double>
     let parent: UnsafeMutablePointer<UInt32>
     var currentStamp: UInt32 = 0
-    var heap = NodeHeap()
+    let heap = NodeHeap()
     var settled: [UInt32] = []
 
     public init(graph: RoadGraph) {
@@ -156,7 +165,17 @@ final class RoadDistanceCache {
 
     /// A tree from `node` that holds every node within `bound` metres.
     func tree(from node: NodeID, bound: Double) -> DistanceTree {
-        if let i = treeOfNode[node], trees[i].bound >= bound {
+        tree(from: node, bound: bound, targets: nil)
+    }
+
+    /// A tree from `node` that answers `distance(to:)` exactly for every target whose road distance is at most its
+    /// `withinMeters` (and at most `bound`), and with infinity for the others. The search stops once every target is
+    /// settled or lies beyond its own limit, plus `targetSlackMeters` (so that the next fixes' targets, a little
+    /// farther along, are still answered from the cache): the searches between fixes ask for a dozen candidate
+    /// nodes within a few dozen metres, and a search to the full bound settled several times as many nodes.
+    /// The answers are those of a full search to `bound`: Dijkstra settles nodes in the same order either way.
+    func tree(from node: NodeID, bound: Double, targets: [(node: NodeID, withinMeters: Double)]?) -> DistanceTree {
+        if let i = treeOfNode[node], trees[i].answers(bound: bound, targets: targets) {
             trees[i].lastUsed = step
             return trees[i]
         }
@@ -182,19 +201,25 @@ final class RoadDistanceCache {
                 treeOfNode[node] = victim
             }
         }
-        search(from: node, bound: bound, into: tree)
+        search(from: node, bound: bound, targets: targets, into: tree)
         tree.lastUsed = step
         return tree
     }
+
+    /// Settled distance past the last target's that an early-stopped search still covers, metres.
+    let targetSlackMeters = 40.0
 
     func removeAll() {
         trees.removeAll()
         treeOfNode.removeAll(keepingCapacity: true)
     }
 
-    private func search(from source: NodeID, bound: Double, into tree: DistanceTree) {
+    private func search(from source: NodeID, bound: Double, targets: [(node: NodeID, withinMeters: Double)]?,
+                        into tree: DistanceTree) {
         searchCount += 1
-        let graph = index.graph
+        let firstOut = index.firstOutEdge, edgeTargets = index.edgeTarget, access = index.edgeAccess
+        let passable = index.nodePassable, lengths = index.edgeLength
+        let modeBits = mask.rawValue
         let scratch = self.scratch
         let stamp = scratch.stamp, cost = scratch.cost, parent = scratch.parent
         if scratch.currentStamp == .max {
@@ -204,8 +229,7 @@ final class RoadDistanceCache {
         scratch.currentStamp += 1
         let current = scratch.currentStamp
         // Work on local copies (moved out, so no copy-on-write) to keep exclusivity checks out of the loop.
-        var heap = NodeHeap()
-        swap(&heap, &scratch.heap)
+        let heap = scratch.heap
         var settled: [UInt32] = []
         swap(&settled, &scratch.settled)
         heap.removeAll()
@@ -214,27 +238,56 @@ final class RoadDistanceCache {
         cost[Int(source)] = 0
         parent[Int(source)] = .max
         heap.push(0, source)
+        // Early stop: the search may end at `limit`, the farthest distance an unsettled target still needs (plus
+        // the slack); the tree then answers exactly up to where it stopped.
+        var pending = targets ?? []
+        var limit = targets == nil ? bound : min(bound, pendingLimit(pending))
+        var reached = bound
         while !heap.isEmpty {
             let (d, u) = heap.popMin()
             if d > cost[Int(u)] { continue }
-            if d > bound { break }
+            if d > limit {
+                if limit < bound { reached = d.nextDown }
+                break
+            }
             settled.append(u)
-            if u != source && !graph.isPassable(node: u, mode: mode) { continue }
-            for e in graph.outgoingEdges(of: u) where graph.access(of: e).contains(mask) {
-                let v = graph.target(of: e)
-                let nd = d + index.length(of: e)
+            let node = Int(u)
+            if !pending.isEmpty {
+                var removed = false
+                var i = 0
+                while i < pending.count {
+                    if pending[i].node == u {
+                        pending.swapAt(i, pending.count - 1)
+                        pending.removeLast()
+                        removed = true
+                    } else {
+                        i += 1
+                    }
+                }
+                if removed { limit = min(bound, max(d + targetSlackMeters, pendingLimit(pending))) }
+            }
+            if u != source && passable[node] & modeBits == 0 { continue }
+            for e in Int(firstOut[node])..<Int(firstOut[node + 1]) where access[e] & modeBits != 0 {
+                let v = edgeTargets[e]
+                let nd = d + lengths[e]
                 let vi = Int(v)
                 if stamp[vi] == current && cost[vi] <= nd { continue }
                 stamp[vi] = current
                 cost[vi] = nd
-                parent[vi] = e
+                parent[vi] = UInt32(e)
                 heap.push(nd, v)
             }
         }
-        tree.reset(source: source, bound: bound, expectedCount: settled.count)
+        tree.reset(source: source, bound: reached, expectedCount: settled.count)
         for u in settled { tree.insert(u, distance: cost[Int(u)], parent: parent[Int(u)]) }
-        swap(&heap, &scratch.heap)
         swap(&settled, &scratch.settled)
+    }
+
+    /// The farthest distance an unsettled target still needs, metres (-infinity when none).
+    @inline(__always) private func pendingLimit(_ pending: [(node: NodeID, withinMeters: Double)]) -> Double {
+        var limit = -Double.infinity
+        for t in pending where t.withinMeters > limit { limit = t.withinMeters }
+        return limit
     }
 
     /// Edges from the end of edge `from` to the start of edge `to` along the shortest road path (empty when
@@ -243,7 +296,7 @@ final class RoadDistanceCache {
         let graph = index.graph
         let start = graph.target(of: from), goal = graph.source(of: to)
         if start == goal { return [] }
-        let t = tree(from: start, bound: bound)
+        let t = tree(from: start, bound: bound, targets: [(goal, bound)])
         guard t.distance(to: goal).isFinite else { return nil }
         var edges: [EdgeID] = []
         var node = goal
@@ -256,22 +309,48 @@ final class RoadDistanceCache {
     }
 }
 
-/// A binary min-heap of (distance, node) with lazy deletion.
-struct NodeHeap {
-    private var keys: [Double] = []
-    private var nodes: [UInt32] = []
+/// A binary min-heap of (distance, node) with lazy deletion, in manually managed buffers (the searches between
+/// fixes push and pop a few dozen nodes each, several times per fix: array uniqueness checks cost as much as the
+/// heap work). Owns its buffers; one per search scratch.
+final class NodeHeap {
+    private var keys: UnsafeMutablePointer<Double>
+    private var nodes: UnsafeMutablePointer<UInt32>
+    private var capacity: Int
+    private(set) var count = 0
 
-    var isEmpty: Bool { keys.isEmpty }
-
-    mutating func removeAll() {
-        keys.removeAll(keepingCapacity: true)
-        nodes.removeAll(keepingCapacity: true)
+    init(capacity: Int = 64) {
+        self.capacity = max(1, capacity)
+        keys = .allocate(capacity: self.capacity)
+        nodes = .allocate(capacity: self.capacity)
     }
 
-    mutating func push(_ key: Double, _ node: UInt32) {
-        keys.append(key)
-        nodes.append(node)
-        var child = keys.count - 1
+    deinit {
+        keys.deallocate()
+        nodes.deallocate()
+    }
+
+    var isEmpty: Bool { count == 0 }
+
+    func removeAll() { count = 0 }
+
+    private func grow() {
+        let wanted = capacity * 2
+        let newKeys = UnsafeMutablePointer<Double>.allocate(capacity: wanted)
+        let newNodes = UnsafeMutablePointer<UInt32>.allocate(capacity: wanted)
+        newKeys.update(from: keys, count: count)
+        newNodes.update(from: nodes, count: count)
+        keys.deallocate()
+        nodes.deallocate()
+        keys = newKeys
+        nodes = newNodes
+        capacity = wanted
+    }
+
+    func push(_ key: Double, _ node: UInt32) {
+        if count == capacity { grow() }
+        let keys = self.keys, nodes = self.nodes
+        var child = count
+        count += 1
         while child > 0 {
             let p = (child - 1) >> 1
             if keys[p] <= key { break }
@@ -283,17 +362,20 @@ struct NodeHeap {
         nodes[child] = node
     }
 
-    mutating func popMin() -> (Double, UInt32) {
+    /// Removes and returns the smallest key and its node. The heap must not be empty.
+    func popMin() -> (Double, UInt32) {
+        precondition(count > 0, "popMin on an empty heap")
+        let keys = self.keys, nodes = self.nodes
         let top = (keys[0], nodes[0])
-        let lastKey = keys.removeLast()
-        let lastNode = nodes.removeLast()
-        let count = keys.count
-        if count > 0 {
+        count -= 1
+        let n = count
+        if n > 0 {
+            let lastKey = keys[n], lastNode = nodes[n]
             var i = 0
             while true {
                 var c = 2 * i + 1
-                if c >= count { break }
-                if c + 1 < count && keys[c + 1] < keys[c] { c += 1 }
+                if c >= n { break }
+                if c + 1 < n && keys[c + 1] < keys[c] { c += 1 }
                 if keys[c] >= lastKey { break }
                 keys[i] = keys[c]
                 nodes[i] = nodes[c]

@@ -282,13 +282,18 @@ struct OfflineViterbiReference {
 
 @Suite struct DifferentialTests {
     /// Configuration under which the online matcher decodes exactly the reference's model: no coasting, no pruning.
-    static func exactConfiguration(lag: Int) -> MapMatchingConfiguration {
+    /// `lag`: a lag of exactly this many fixes; nil keeps the default lag (in seconds).
+    static func exactConfiguration(lag: Int?) -> MapMatchingConfiguration {
         var c = MapMatchingConfiguration()
         c.outlierSigmas = 1000
         c.pruneMargin = .infinity
         c.maximumCoastedFixes = 0
         c.restartPenalty = .infinity
-        c.lagFixes = lag
+        if let lag {
+            c.lagFixes = lag
+            c.lagSeconds = 0
+            c.maximumLagFixes = lag
+        }
         return c
     }
 
@@ -313,8 +318,8 @@ struct OfflineViterbiReference {
         let (graph, index) = try gridCity(seed: 4)
         let drives = randomDrives(graph, index, count: 8, seed: 10) { $0.outlierProbability = 0; $0.positionSigmaMeters = 8 }
         let reference = OfflineViterbiReference(index: index, configuration: Self.exactConfiguration(lag: 1_000_000))
-        // The same model decided after the default lag of 4 fixes instead of at the end of the trace.
-        var lagged = Self.exactConfiguration(lag: MapMatchingConfiguration().lagFixes)
+        // The same model decided after the default lag (20 s at these 1 s fixes) instead of at the end of the trace.
+        var lagged = Self.exactConfiguration(lag: nil)
         lagged.maximumSmoothingShiftSigmas = 0
         var agree = 0, total = 0, truthLagged = 0, truthOffline = 0, truthDefault = 0
         for drive in drives {
