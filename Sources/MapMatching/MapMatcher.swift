@@ -845,7 +845,19 @@ public final class MapMatcher {
             samples.append(s.sample(distance: s.states[b].isCoast ? nil : distance + s.states[b].alongDelta))
             previousIndex = b
         }
-        let estimate = AlongRoadSmoother.estimate(samples[...], target: samples.count - 1, model: smootherModel)
+        // The provisional answer looks back as it did with a lag of `lagFixes`: `smoothingHistorySeconds` before
+        // the fix `lagFixes` back (a standing vehicle's whole stop still counts). A longer lag leaves older fixes
+        // undecided, and smoothing the newest fix with them along the still-changing best path lowered the error
+        // p50 but raised the p95 (simulated Helsinki drives at 1 s, lag 20: 1.76 -> 1.59 m and 8.9 -> 9.9 m).
+        let horizonStep = window[max(0, window.count - 1 - max(0, configuration.lagFixes))]
+        let cutoff = horizonStep.fix.timestamp - configuration.smoothingHistorySeconds
+        var standingFrom = samples.count
+        while standingFrom > 0, let v = samples[standingFrom - 1].speed, v < configuration.stationarySpeedMetersPerSecond {
+            standingFrom -= 1
+        }
+        var first = 0
+        while first < samples.count - 1 && first < standingFrom && samples[first].time < cutoff { first += 1 }
+        let estimate = AlongRoadSmoother.estimate(samples[first...], target: samples.count - 1, model: smootherModel)
         let maxShift = configuration.maximumSmoothingShiftSigmas * step.sigma
         let shift = min(maxShift, max(-maxShift, (estimate.distance ?? distance) - distance))
         let o = min(index.length(of: state.edge), max(0, state.offset + shift))
