@@ -437,6 +437,7 @@ public final class MapMatcher {
         }
 
         let graph = index.graph
+        let edgeSource = index.edgeSource, edgeTarget = index.edgeTarget
         let fixSpeed = fix.validSpeed
         var bestPrevious = -Double.infinity
         for s in previousScore where s > bestPrevious { bestPrevious = s }
@@ -446,11 +447,16 @@ public final class MapMatcher {
         var targets: [(node: NodeID, withinMeters: Double)] = []
         swap(&targets, &searchTargets)
         defer { swap(&targets, &searchTargets) }
+        // The previous step's road states share one reference point (its observation): one great-circle distance.
+        var lastReference = (latitude: Double.nan, longitude: Double.nan, distance: 0.0)
         for a in 0..<m where previousScore[a] >= bestPrevious - configuration.pruneMargin && roadCount > 0 {
             let from = previousStates[a]
             let dt = max(0.2, fix.timestamp - from.referenceTime)
-            let gc = Geodesy.distanceMeters(
-                Coordinate(latitude: from.referenceLatitude, longitude: from.referenceLongitude), observedHere)
+            if from.referenceLatitude != lastReference.latitude || from.referenceLongitude != lastReference.longitude {
+                lastReference = (from.referenceLatitude, from.referenceLongitude, Geodesy.distanceMeters(
+                    Coordinate(latitude: from.referenceLatitude, longitude: from.referenceLongitude), observedHere))
+            }
+            let gc = lastReference.distance
             let reach = configuration.maximumSpeedMetersPerSecond * dt + radii
             let bound = min(reach, gc * configuration.routeSearchDistanceFactor + radii
                             + configuration.routeSearchSlackMeters)
@@ -491,7 +497,7 @@ public final class MapMatcher {
                         if v > best { best = v; move = d }
                     }
                 }
-                if to.edge == from.arrivedFrom && to.edge != twin && graph.target(of: to.edge) == graph.source(of: from.edge) {
+                if to.edge == from.arrivedFrom && to.edge != twin && edgeTarget[Int(to.edge)] == edgeSource[Int(from.edge)] {
                     // Jitter backwards over the junction behind (a stopped car's fixes straddle the stop line).
                     let d = from.offset + index.length(of: to.edge) - to.offset
                     if d <= tolerance {
@@ -512,19 +518,19 @@ public final class MapMatcher {
                     // The search needs to reach only the candidates' edges, each within what the bound leaves.
                     targets.removeAll(keepingCapacity: true)
                     for c in states[..<roadCount] where c.offset <= treeBound {
-                        targets.append((graph.source(of: c.edge), treeBound - c.offset))
+                        targets.append((edgeSource[Int(c.edge)], treeBound - c.offset))
                     }
-                    tree = distances.tree(from: graph.target(of: from.edge), bound: treeBound, targets: targets)
+                    tree = distances.tree(from: edgeTarget[Int(from.edge)], bound: treeBound, targets: targets)
                     searched = true
                 }
                 if needsTree, let tree {
-                    let via = tree.distance(to: graph.source(of: to.edge))
+                    let via = tree.distance(to: edgeSource[Int(to.edge)])
                     if via.isFinite {
                         let d = remaining + via + to.offset
                         if d <= bound {
                             var penalty = to.edge == from.edge ? 0 : edgeChangePenalty
                             // A path that ends on the twin of its last edge turned round at a junction.
-                            if via > 0, let last = tree.parentEdge(of: graph.source(of: to.edge)),
+                            if via > 0, let last = tree.parentEdge(of: edgeSource[Int(to.edge)]),
                                graph.reverseEdge(of: last) == to.edge {
                                 penalty += configuration.uTurnPenalty
                             }

@@ -6,30 +6,44 @@ final class DistanceTree {
     private(set) var source: NodeID = 0
     /// Every node closer than this is in the table, metres.
     private(set) var bound: Double = 0
-    // Open addressing in manually managed buffers: no exclusivity or uniqueness checks on the hot path.
-    private var keys: UnsafeMutablePointer<UInt32>  // node + 1; 0 = empty
-    private var distances: UnsafeMutablePointer<Double>
-    private var parents: UnsafeMutablePointer<UInt32>  // edge into the node on the shortest path; .max at the source
-    private var capacity: Int
-    private var mask: Int
+    /// Open addressing in manually managed buffers, reached through a constant pointer: no exclusivity or
+    /// uniqueness checks on the hot path (the transitions look up a node a hundred times per fix).
+    private struct Table {
+        var keys: UnsafeMutablePointer<UInt32>  // node + 1; 0 = empty
+        var distances: UnsafeMutablePointer<Double>
+        var parents: UnsafeMutablePointer<UInt32>  // edge into the node on the shortest path; .max at the source
+        var capacity: Int
+        var mask: Int
+    }
+    private let table: UnsafeMutablePointer<Table>
     /// Step at which the tree was last used (for eviction).
     var lastUsed = 0
 
     init() {
-        capacity = 16
-        mask = 15
-        keys = .allocate(capacity: 16)
-        keys.initialize(repeating: 0, count: 16)
-        distances = .allocate(capacity: 16)
-        distances.initialize(repeating: 0, count: 16)
-        parents = .allocate(capacity: 16)
-        parents.initialize(repeating: 0, count: 16)
+        table = .allocate(capacity: 1)
+        table.initialize(to: Self.makeTable(capacity: 16))
     }
 
     deinit {
-        keys.deallocate()
-        distances.deallocate()
-        parents.deallocate()
+        Self.free(table.pointee)
+        table.deinitialize(count: 1)
+        table.deallocate()
+    }
+
+    private static func makeTable(capacity: Int) -> Table {
+        let keys = UnsafeMutablePointer<UInt32>.allocate(capacity: capacity)
+        keys.initialize(repeating: 0, count: capacity)
+        let distances = UnsafeMutablePointer<Double>.allocate(capacity: capacity)
+        distances.initialize(repeating: 0, count: capacity)
+        let parents = UnsafeMutablePointer<UInt32>.allocate(capacity: capacity)
+        parents.initialize(repeating: 0, count: capacity)
+        return Table(keys: keys, distances: distances, parents: parents, capacity: capacity, mask: capacity - 1)
+    }
+
+    private static func free(_ t: Table) {
+        t.keys.deallocate()
+        t.distances.deallocate()
+        t.parents.deallocate()
     }
 
     func reset(source: NodeID, bound: Double, expectedCount: Int) {
@@ -37,41 +51,38 @@ final class DistanceTree {
         self.bound = bound
         var wanted = 16
         while wanted < expectedCount * 2 { wanted <<= 1 }
-        if wanted != capacity {
-            keys.deallocate()
-            distances.deallocate()
-            parents.deallocate()
-            keys = .allocate(capacity: wanted)
-            distances = .allocate(capacity: wanted)
-            distances.initialize(repeating: 0, count: wanted)
-            parents = .allocate(capacity: wanted)
-            parents.initialize(repeating: 0, count: wanted)
-            capacity = wanted
+        // Reallocate to grow, or to shrink a table far larger than needed (clearing it costs its size).
+        let capacity = table.pointee.capacity
+        if wanted > capacity || wanted * 8 < capacity {
+            Self.free(table.pointee)
+            table.pointee = Self.makeTable(capacity: wanted)
+        } else {
+            table.pointee.keys.update(repeating: 0, count: capacity)
         }
-        keys.initialize(repeating: 0, count: capacity)
-        mask = capacity - 1
     }
 
-    @inline(__always) private func slot(_ node: NodeID) -> Int {
+    @inline(__always) private func slot(_ node: NodeID, _ mask: Int) -> Int {
         Int((node &* 0x9E37_79B1) >> 7) & mask
     }
 
     func insert(_ node: NodeID, distance: Double, parent: UInt32) {
-        var i = slot(node)
-        while keys[i] != 0 && keys[i] != node &+ 1 { i = (i + 1) & mask }
-        keys[i] = node &+ 1
-        distances[i] = distance
-        parents[i] = parent
+        let t = table.pointee
+        var i = slot(node, t.mask)
+        while t.keys[i] != 0 && t.keys[i] != node &+ 1 { i = (i + 1) & t.mask }
+        t.keys[i] = node &+ 1
+        t.distances[i] = distance
+        t.parents[i] = parent
     }
 
     /// Road distance from `source` to `node`, metres; infinity when farther than `bound` or unreachable.
     @inline(__always) func distance(to node: NodeID) -> Double {
-        var i = slot(node)
+        let t = table.pointee
+        var i = slot(node, t.mask)
         while true {
-            let k = keys[i]
+            let k = t.keys[i]
             if k == 0 { return .infinity }
-            if k == node &+ 1 { return distances[i] }
-            i = (i + 1) & mask
+            if k == node &+ 1 { return t.distances[i] }
+            i = (i + 1) & t.mask
         }
     }
 
@@ -86,20 +97,17 @@ final class DistanceTree {
 
     /// The edge entering `node` on its shortest path from `source`; nil at the source or when not reached.
     func parentEdge(of node: NodeID) -> EdgeID? {
-        var i = slot(node)
+        let t = table.pointee
+        var i = slot(node, t.mask)
         while true {
-            let k = keys[i]
+            let k = t.keys[i]
             if k == 0 { return nil }
-            if k == node &+ 1 { return parents[i] == .max ? nil : parents[i] }
-            i = (i + 1) & mask
+            if k == node &+ 1 { return t.parents[i] == .max ? nil : t.parents[i] }
+            i = (i + 1) & t.mask
         }
     }
 }
 
-/// Bounded Dijkstra searches over the nodes of the road graph for one travel mode, with a cache of recent search
-/// trees keyed by source node. Consecutive fixes on the same road ask from the same nodes, so most transitions
-/// are answered from the cache. Turn restrictions are not applied (map matching follows what the vehicle did);
-/// barrier nodes that block the mode end the search there.
 /// The per-node labels of a bounded Dijkstra search (16 bytes per graph node). A search copies what it found into a
 /// `DistanceTree` before it returns, so matchers that run on the same thread one at a time can share one scratch:
 /// a fleet agent gives every vehicle's matcher the map's scratch instead of 16 bytes × nodes each.
@@ -313,44 +321,49 @@ final class RoadDistanceCache {
 /// fixes push and pop a few dozen nodes each, several times per fix: array uniqueness checks cost as much as the
 /// heap work). Owns its buffers; one per search scratch.
 final class NodeHeap {
-    private var keys: UnsafeMutablePointer<Double>
-    private var nodes: UnsafeMutablePointer<UInt32>
-    private var capacity: Int
-    private(set) var count = 0
+    private struct Storage {
+        var keys: UnsafeMutablePointer<Double>
+        var nodes: UnsafeMutablePointer<UInt32>
+        var capacity: Int
+        var count: Int
+    }
+    /// Reached through a constant pointer: no exclusivity checks in push and pop.
+    private let storage: UnsafeMutablePointer<Storage>
 
     init(capacity: Int = 64) {
-        self.capacity = max(1, capacity)
-        keys = .allocate(capacity: self.capacity)
-        nodes = .allocate(capacity: self.capacity)
+        let c = max(1, capacity)
+        storage = .allocate(capacity: 1)
+        storage.initialize(to: Storage(keys: .allocate(capacity: c), nodes: .allocate(capacity: c), capacity: c, count: 0))
     }
 
     deinit {
-        keys.deallocate()
-        nodes.deallocate()
+        storage.pointee.keys.deallocate()
+        storage.pointee.nodes.deallocate()
+        storage.deinitialize(count: 1)
+        storage.deallocate()
     }
 
-    var isEmpty: Bool { count == 0 }
+    var isEmpty: Bool { storage.pointee.count == 0 }
 
-    func removeAll() { count = 0 }
+    func removeAll() { storage.pointee.count = 0 }
 
     private func grow() {
-        let wanted = capacity * 2
+        let s = storage.pointee
+        let wanted = s.capacity * 2
         let newKeys = UnsafeMutablePointer<Double>.allocate(capacity: wanted)
         let newNodes = UnsafeMutablePointer<UInt32>.allocate(capacity: wanted)
-        newKeys.update(from: keys, count: count)
-        newNodes.update(from: nodes, count: count)
-        keys.deallocate()
-        nodes.deallocate()
-        keys = newKeys
-        nodes = newNodes
-        capacity = wanted
+        newKeys.update(from: s.keys, count: s.count)
+        newNodes.update(from: s.nodes, count: s.count)
+        s.keys.deallocate()
+        s.nodes.deallocate()
+        storage.pointee = Storage(keys: newKeys, nodes: newNodes, capacity: wanted, count: s.count)
     }
 
     func push(_ key: Double, _ node: UInt32) {
-        if count == capacity { grow() }
-        let keys = self.keys, nodes = self.nodes
-        var child = count
-        count += 1
+        if storage.pointee.count == storage.pointee.capacity { grow() }
+        let keys = storage.pointee.keys, nodes = storage.pointee.nodes
+        var child = storage.pointee.count
+        storage.pointee.count = child + 1
         while child > 0 {
             let p = (child - 1) >> 1
             if keys[p] <= key { break }
@@ -364,11 +377,11 @@ final class NodeHeap {
 
     /// Removes and returns the smallest key and its node. The heap must not be empty.
     func popMin() -> (Double, UInt32) {
-        precondition(count > 0, "popMin on an empty heap")
-        let keys = self.keys, nodes = self.nodes
+        let n = storage.pointee.count - 1
+        precondition(n >= 0, "popMin on an empty heap")
+        storage.pointee.count = n
+        let keys = storage.pointee.keys, nodes = storage.pointee.nodes
         let top = (keys[0], nodes[0])
-        count -= 1
-        let n = count
         if n > 0 {
             let lastKey = keys[n], lastNode = nodes[n]
             var i = 0

@@ -36,7 +36,8 @@ public final class RoadGeometryIndex: Sendable {
     /// their arguments and are calls into another module; the searches run several times per fix):
     /// outgoing edges of node u are firstOutEdge[u] ..< firstOutEdge[u + 1], as in the graph.
     let firstOutEdge: [UInt32]
-    /// Target node of each edge.
+    /// Source and target node of each edge.
+    let edgeSource: [UInt32]
     let edgeTarget: [UInt32]
     /// `ModeMask` raw value of each edge (the modes allowed on it).
     let edgeAccess: [UInt8]
@@ -168,6 +169,7 @@ public final class RoadGeometryIndex: Sendable {
         }
         firstOutEdge = firstOut
         nodePassable = passable
+        edgeSource = (0..<e).map { graph.source(of: EdgeID($0)) }
         edgeTarget = (0..<e).map { graph.target(of: EdgeID($0)) }
         edgeAccess = (0..<e).map { graph.access(of: EdgeID($0)).rawValue }
     }
