@@ -183,6 +183,16 @@ public struct MapMatchingConfiguration: Sendable, Hashable {
 
     public init() {}
 
+    /// The defaults with the shortest lag (`lagFixes` fixes, `lagSeconds` 0), for a caller that uses only the
+    /// provisional answers, as the navigator does: its undecided window, and the memory that holds per vehicle
+    /// (transition matrices of every undecided fix, a few KiB each), stay at `lagFixes` fixes instead of 20 s of
+    /// them. The provisional answers do not depend on the lag otherwise (see `lagSeconds`).
+    public static var provisionalOnly: MapMatchingConfiguration {
+        var c = MapMatchingConfiguration()
+        c.lagSeconds = 0
+        return c
+    }
+
     /// σ_z for a fix, metres.
     @inlinable public func sigmaMeters(for fix: LocationFix) -> Double {
         let raw = fix.validAccuracy.map { $0 / accuracyToSigmaRatio } ?? defaultSigmaMeters

@@ -68,6 +68,25 @@ import TraceSimulation
         #expect(compared > 20)
     }
 
+    /// The configuration for callers that read only provisional answers (the navigator) decides each fix 4 fixes
+    /// later at 1 s fixes, not 20 s later, and gives the same provisional answers as the default.
+    @Test func provisionalOnlyConfigurationKeepsTheShortLag() throws {
+        let f = try MatchingFixture("""
+            A----------------------------------------------------------B
+            """, roads: [FixtureRoad(nodes: "AB", name: "Main")])
+        let drive = f.drive("AB") { $0.positionSigmaMeters = 8; $0.outlierProbability = 0; $0.seed = 3 }
+        let short = MapMatcher(index: f.index, configuration: .provisionalOnly)
+        let long = MapMatcher(index: f.index)
+        for (i, fix) in drive.fixes.enumerated() {
+            let a = short.update(fix), b = long.update(fix)
+            #expect(a.finalized.count == (i >= 4 ? 1 : 0), "fix \(i)")
+            #expect(b.finalized.count == (i >= 20 ? 1 : 0), "fix \(i)")
+            guard i >= 20, drive.truth[i].speedMetersPerSecond > 1, drive.truth[i - 20].speedMetersPerSecond > 1
+            else { continue }
+            #expect(abs(a.provisional.edgeOffsetMeters - b.provisional.edgeOffsetMeters) < 1e-6)
+        }
+    }
+
     /// A search told which nodes it must answer stops early, but answers them exactly as a search to the full bound
     /// does, also from a cached tree asked again with other targets and bounds.
     @Test func targetedSearchesAnswerLikeFullSearches() throws {
