@@ -210,6 +210,15 @@ def metrics(trace_dir: Path, name: str) -> dict | None:
     }
 
 
+def describe_lag(timing: dict) -> str:
+    """The lag the EdgeNav run used, as MatchingBenchmark wrote it to timing.json."""
+    seconds = timing.get("lagSeconds")
+    fixes = timing.get("lagFixes", 4)
+    if seconds:
+        return f"{seconds:g} s, {fixes}–{timing.get('maximumLagFixes', fixes)} fixes"
+    return f"{fixes} fixes"
+
+
 def report(trace_dirs: list[Path]) -> None:
     print("| interval | engine | fixes | on true way | stopped fixes within 10 m | error p50 | error p95 | "
           "per-fix cost |")
@@ -225,14 +234,18 @@ def report(trace_dirs: list[Path]) -> None:
         position_only = trace_dir / "timing-position-only.json"
         if position_only.exists():
             costs["edgenav-position-only"] = json.loads(position_only.read_text())["meanMicroseconds"]
-        for engine, label in (("edgenav", "EdgeNav (online, lag 4)"),
-                              ("edgenav-position-only", "EdgeNav, positions only (online, lag 4)"),
+        lag = describe_lag(ours)
+        for engine, label in (("edgenav", f"EdgeNav (online, final after {lag})"),
+                              ("edgenav-provisional", "EdgeNav provisional (online, at once: lag 0)"),
+                              ("edgenav-position-only", f"EdgeNav, positions only (online, final after {lag})"),
                               ("osrm", "OSRM match (offline)"), ("valhalla", "Valhalla Meili (offline)")):
             m = metrics(trace_dir, engine)
             if m is None:
                 continue
             summary[f"{trace_dir.name}/{engine}"] = {**m, "meanMicrosecondsPerFix": costs.get(engine)}
-            if engine.startswith("edgenav"):
+            if engine == "edgenav-provisional":
+                cost = "the same updates as the row above"
+            elif engine.startswith("edgenav"):
                 t = ours if engine == "edgenav" else json.loads(position_only.read_text())
                 cost = (f"p50 {t['p50Microseconds']:.1f} µs, p99 {t['p99Microseconds']:.1f} µs, "
                         f"mean {t['meanMicroseconds']:.1f} µs")

@@ -95,8 +95,10 @@ final class LatticeStep {
         return best >= 0 ? best : nil
     }
 
-    /// Recomputes scores and back pointers from the previous step's scores.
-    func recompute(from previous: LatticeStep) {
+    /// Recomputes scores and back pointers from the previous step's scores. Returns false when nothing changed
+    /// (scores, back pointers and `arrivedFrom` as before), so later steps need no recomputing either.
+    @discardableResult
+    func recompute(from previous: LatticeStep) -> Bool {
         // Local copies (moved out, then back) keep exclusivity checks out of the loops.
         var score: [Double] = []
         var back: [Int32] = []
@@ -109,7 +111,12 @@ final class LatticeStep {
         let previousScore = previous.score
         let previousStates = previous.states
         let n = states.count
+        var unnormalised: [Double] = []
+        swap(&unnormalised, &self.unnormalised)
+        unnormalised.removeAll(keepingCapacity: true)
+        unnormalised.append(contentsOf: repeatElement(-Double.infinity, count: n))
         var top = -Double.infinity
+        var changed = false
         for b in 0..<n {
             var best = -Double.infinity
             var arg: Int32 = -1
@@ -117,22 +124,37 @@ final class LatticeStep {
                 let v = previousScore[a] + transition[a * n + b]
                 if v > best { best = v; arg = Int32(a) }
             }
-            score[b] = best + states[b].emission
+            let value = best + states[b].emission
+            // Scores are stored normalised (minus the step's top); compared after normalising, below.
+            unnormalised[b] = value
+            if back[b] != arg { changed = true }
             back[b] = arg
             if arg >= 0 {
                 let a = previousStates[Int(arg)]
+                let arrived: EdgeID
                 if a.edge == states[b].edge {
-                    states[b].arrivedFrom = a.arrivedFrom
+                    arrived = a.arrivedFrom
                 } else {
                     let move = advance[Int(arg) * n + b]
-                    states[b].arrivedFrom = move < 0 || move.isNaN ? .max : a.edge
+                    arrived = move < 0 || move.isNaN ? .max : a.edge
                 }
+                if states[b].arrivedFrom != arrived { changed = true }
+                states[b].arrivedFrom = arrived
             }
-            if score[b] > top { top = score[b] }
+            if value > top { top = value }
         }
-        if top.isFinite { for b in 0..<n { score[b] -= top } }
+        for b in 0..<n {
+            let value = top.isFinite ? unnormalised[b] - top : unnormalised[b]
+            if value != score[b] && !(value.isNaN && score[b].isNaN) { changed = true }
+            score[b] = value
+        }
         swap(&score, &self.score)
         swap(&back, &self.back)
         swap(&states, &self.states)
+        swap(&unnormalised, &self.unnormalised)
+        return changed
     }
+
+    /// Scratch of `recompute` (scores before normalisation).
+    private var unnormalised: [Double] = []
 }

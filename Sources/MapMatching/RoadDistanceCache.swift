@@ -6,30 +6,44 @@ final class DistanceTree {
     private(set) var source: NodeID = 0
     /// Every node closer than this is in the table, metres.
     private(set) var bound: Double = 0
-    // Open addressing in manually managed buffers: no exclusivity or uniqueness checks on the hot path.
-    private var keys: UnsafeMutablePointer<UInt32>  // node + 1; 0 = empty
-    private var distances: UnsafeMutablePointer<Double>
-    private var parents: UnsafeMutablePointer<UInt32>  // edge into the node on the shortest path; .max at the source
-    private var capacity: Int
-    private var mask: Int
+    /// Open addressing in manually managed buffers, reached through a constant pointer: no exclusivity or
+    /// uniqueness checks on the hot path (the transitions look up a node a hundred times per fix).
+    private struct Table {
+        var keys: UnsafeMutablePointer<UInt32>  // node + 1; 0 = empty
+        var distances: UnsafeMutablePointer<Double>
+        var parents: UnsafeMutablePointer<UInt32>  // edge into the node on the shortest path; .max at the source
+        var capacity: Int
+        var mask: Int
+    }
+    private let table: UnsafeMutablePointer<Table>
     /// Step at which the tree was last used (for eviction).
     var lastUsed = 0
 
     init() {
-        capacity = 16
-        mask = 15
-        keys = .allocate(capacity: 16)
-        keys.initialize(repeating: 0, count: 16)
-        distances = .allocate(capacity: 16)
-        distances.initialize(repeating: 0, count: 16)
-        parents = .allocate(capacity: 16)
-        parents.initialize(repeating: 0, count: 16)
+        table = .allocate(capacity: 1)
+        table.initialize(to: Self.makeTable(capacity: 16))
     }
 
     deinit {
-        keys.deallocate()
-        distances.deallocate()
-        parents.deallocate()
+        Self.free(table.pointee)
+        table.deinitialize(count: 1)
+        table.deallocate()
+    }
+
+    private static func makeTable(capacity: Int) -> Table {
+        let keys = UnsafeMutablePointer<UInt32>.allocate(capacity: capacity)
+        keys.initialize(repeating: 0, count: capacity)
+        let distances = UnsafeMutablePointer<Double>.allocate(capacity: capacity)
+        distances.initialize(repeating: 0, count: capacity)
+        let parents = UnsafeMutablePointer<UInt32>.allocate(capacity: capacity)
+        parents.initialize(repeating: 0, count: capacity)
+        return Table(keys: keys, distances: distances, parents: parents, capacity: capacity, mask: capacity - 1)
+    }
+
+    private static func free(_ t: Table) {
+        t.keys.deallocate()
+        t.distances.deallocate()
+        t.parents.deallocate()
     }
 
     func reset(source: NodeID, bound: Double, expectedCount: Int) {
@@ -37,60 +51,63 @@ final class DistanceTree {
         self.bound = bound
         var wanted = 16
         while wanted < expectedCount * 2 { wanted <<= 1 }
-        if wanted != capacity {
-            keys.deallocate()
-            distances.deallocate()
-            parents.deallocate()
-            keys = .allocate(capacity: wanted)
-            distances = .allocate(capacity: wanted)
-            distances.initialize(repeating: 0, count: wanted)
-            parents = .allocate(capacity: wanted)
-            parents.initialize(repeating: 0, count: wanted)
-            capacity = wanted
+        // Reallocate to grow, or to shrink a table far larger than needed (clearing it costs its size).
+        let capacity = table.pointee.capacity
+        if wanted > capacity || wanted * 8 < capacity {
+            Self.free(table.pointee)
+            table.pointee = Self.makeTable(capacity: wanted)
+        } else {
+            table.pointee.keys.update(repeating: 0, count: capacity)
         }
-        keys.initialize(repeating: 0, count: capacity)
-        mask = capacity - 1
     }
 
-    @inline(__always) private func slot(_ node: NodeID) -> Int {
+    @inline(__always) private func slot(_ node: NodeID, _ mask: Int) -> Int {
         Int((node &* 0x9E37_79B1) >> 7) & mask
     }
 
     func insert(_ node: NodeID, distance: Double, parent: UInt32) {
-        var i = slot(node)
-        while keys[i] != 0 && keys[i] != node &+ 1 { i = (i + 1) & mask }
-        keys[i] = node &+ 1
-        distances[i] = distance
-        parents[i] = parent
+        let t = table.pointee
+        var i = slot(node, t.mask)
+        while t.keys[i] != 0 && t.keys[i] != node &+ 1 { i = (i + 1) & t.mask }
+        t.keys[i] = node &+ 1
+        t.distances[i] = distance
+        t.parents[i] = parent
     }
 
     /// Road distance from `source` to `node`, metres; infinity when farther than `bound` or unreachable.
     @inline(__always) func distance(to node: NodeID) -> Double {
-        var i = slot(node)
+        let t = table.pointee
+        var i = slot(node, t.mask)
         while true {
-            let k = keys[i]
+            let k = t.keys[i]
             if k == 0 { return .infinity }
-            if k == node &+ 1 { return distances[i] }
-            i = (i + 1) & mask
+            if k == node &+ 1 { return t.distances[i] }
+            i = (i + 1) & t.mask
         }
+    }
+
+    /// True when this tree answers like a full search to `bound` for these targets (every node when nil): it went
+    /// that far, or it holds each target that lies within the target's limit.
+    func answers(bound wanted: Double, targets: [(node: NodeID, withinMeters: Double)]?) -> Bool {
+        if bound >= wanted { return true }
+        guard let targets else { return false }
+        for t in targets where min(t.withinMeters, wanted) > bound && !distance(to: t.node).isFinite { return false }
+        return true
     }
 
     /// The edge entering `node` on its shortest path from `source`; nil at the source or when not reached.
     func parentEdge(of node: NodeID) -> EdgeID? {
-        var i = slot(node)
+        let t = table.pointee
+        var i = slot(node, t.mask)
         while true {
-            let k = keys[i]
+            let k = t.keys[i]
             if k == 0 { return nil }
-            if k == node &+ 1 { return parents[i] == .max ? nil : parents[i] }
-            i = (i + 1) & mask
+            if k == node &+ 1 { return t.parents[i] == .max ? nil : t.parents[i] }
+            i = (i + 1) & t.mask
         }
     }
 }
 
-/// Bounded Dijkstra searches over the nodes of the road graph for one travel mode, with a cache of recent search
-/// trees keyed by source node. Consecutive fixes on the same road ask from the same nodes, so most transitions
-/// are answered from the cache. Turn restrictions are not applied (map matching follows what the vehicle did);
-/// barrier nodes that block the mode end the search there.
 /// The per-node labels of a bounded Dijkstra search (16 bytes per graph node). A search copies what it found into a
 /// `DistanceTree` before it returns, so matchers that run on the same thread one at a time can share one scratch:
 /// a fleet agent gives every vehicle's matcher the map's scratch instead of 16 bytes × nodes each.
@@ -101,7 +118,7 @@ public final class RoadSearchScratch {
     let cost: UnsafeMutablePointer<Double>
     let parent: UnsafeMutablePointer<UInt32>
     var currentStamp: UInt32 = 0
-    var heap = NodeHeap()
+    let heap = NodeHeap()
     var settled: [UInt32] = []
 
     public init(graph: RoadGraph) {
@@ -156,7 +173,17 @@ final class RoadDistanceCache {
 
     /// A tree from `node` that holds every node within `bound` metres.
     func tree(from node: NodeID, bound: Double) -> DistanceTree {
-        if let i = treeOfNode[node], trees[i].bound >= bound {
+        tree(from: node, bound: bound, targets: nil)
+    }
+
+    /// A tree from `node` that answers `distance(to:)` exactly for every target whose road distance is at most its
+    /// `withinMeters` (and at most `bound`), and with infinity for the others. The search stops once every target is
+    /// settled or lies beyond its own limit, plus `targetSlackMeters` (so that the next fixes' targets, a little
+    /// farther along, are still answered from the cache): the searches between fixes ask for a dozen candidate
+    /// nodes within a few dozen metres, and a search to the full bound settled several times as many nodes.
+    /// The answers are those of a full search to `bound`: Dijkstra settles nodes in the same order either way.
+    func tree(from node: NodeID, bound: Double, targets: [(node: NodeID, withinMeters: Double)]?) -> DistanceTree {
+        if let i = treeOfNode[node], trees[i].answers(bound: bound, targets: targets) {
             trees[i].lastUsed = step
             return trees[i]
         }
@@ -182,19 +209,25 @@ final class RoadDistanceCache {
                 treeOfNode[node] = victim
             }
         }
-        search(from: node, bound: bound, into: tree)
+        search(from: node, bound: bound, targets: targets, into: tree)
         tree.lastUsed = step
         return tree
     }
+
+    /// Settled distance past the last target's that an early-stopped search still covers, metres.
+    let targetSlackMeters = 40.0
 
     func removeAll() {
         trees.removeAll()
         treeOfNode.removeAll(keepingCapacity: true)
     }
 
-    private func search(from source: NodeID, bound: Double, into tree: DistanceTree) {
+    private func search(from source: NodeID, bound: Double, targets: [(node: NodeID, withinMeters: Double)]?,
+                        into tree: DistanceTree) {
         searchCount += 1
-        let graph = index.graph
+        let firstOut = index.firstOutEdge, edgeTargets = index.edgeTarget, access = index.edgeAccess
+        let passable = index.nodePassable, lengths = index.edgeLength
+        let modeBits = mask.rawValue
         let scratch = self.scratch
         let stamp = scratch.stamp, cost = scratch.cost, parent = scratch.parent
         if scratch.currentStamp == .max {
@@ -204,8 +237,7 @@ final class RoadDistanceCache {
         scratch.currentStamp += 1
         let current = scratch.currentStamp
         // Work on local copies (moved out, so no copy-on-write) to keep exclusivity checks out of the loop.
-        var heap = NodeHeap()
-        swap(&heap, &scratch.heap)
+        let heap = scratch.heap
         var settled: [UInt32] = []
         swap(&settled, &scratch.settled)
         heap.removeAll()
@@ -214,27 +246,56 @@ final class RoadDistanceCache {
         cost[Int(source)] = 0
         parent[Int(source)] = .max
         heap.push(0, source)
+        // Early stop: the search may end at `limit`, the farthest distance an unsettled target still needs (plus
+        // the slack); the tree then answers exactly up to where it stopped.
+        var pending = targets ?? []
+        var limit = targets == nil ? bound : min(bound, pendingLimit(pending))
+        var reached = bound
         while !heap.isEmpty {
             let (d, u) = heap.popMin()
             if d > cost[Int(u)] { continue }
-            if d > bound { break }
+            if d > limit {
+                if limit < bound { reached = d.nextDown }
+                break
+            }
             settled.append(u)
-            if u != source && !graph.isPassable(node: u, mode: mode) { continue }
-            for e in graph.outgoingEdges(of: u) where graph.access(of: e).contains(mask) {
-                let v = graph.target(of: e)
-                let nd = d + index.length(of: e)
+            let node = Int(u)
+            if !pending.isEmpty {
+                var removed = false
+                var i = 0
+                while i < pending.count {
+                    if pending[i].node == u {
+                        pending.swapAt(i, pending.count - 1)
+                        pending.removeLast()
+                        removed = true
+                    } else {
+                        i += 1
+                    }
+                }
+                if removed { limit = min(bound, max(d + targetSlackMeters, pendingLimit(pending))) }
+            }
+            if u != source && passable[node] & modeBits == 0 { continue }
+            for e in Int(firstOut[node])..<Int(firstOut[node + 1]) where access[e] & modeBits != 0 {
+                let v = edgeTargets[e]
+                let nd = d + lengths[e]
                 let vi = Int(v)
                 if stamp[vi] == current && cost[vi] <= nd { continue }
                 stamp[vi] = current
                 cost[vi] = nd
-                parent[vi] = e
+                parent[vi] = UInt32(e)
                 heap.push(nd, v)
             }
         }
-        tree.reset(source: source, bound: bound, expectedCount: settled.count)
+        tree.reset(source: source, bound: reached, expectedCount: settled.count)
         for u in settled { tree.insert(u, distance: cost[Int(u)], parent: parent[Int(u)]) }
-        swap(&heap, &scratch.heap)
         swap(&settled, &scratch.settled)
+    }
+
+    /// The farthest distance an unsettled target still needs, metres (-infinity when none).
+    @inline(__always) private func pendingLimit(_ pending: [(node: NodeID, withinMeters: Double)]) -> Double {
+        var limit = -Double.infinity
+        for t in pending where t.withinMeters > limit { limit = t.withinMeters }
+        return limit
     }
 
     /// Edges from the end of edge `from` to the start of edge `to` along the shortest road path (empty when
@@ -243,7 +304,7 @@ final class RoadDistanceCache {
         let graph = index.graph
         let start = graph.target(of: from), goal = graph.source(of: to)
         if start == goal { return [] }
-        let t = tree(from: start, bound: bound)
+        let t = tree(from: start, bound: bound, targets: [(goal, bound)])
         guard t.distance(to: goal).isFinite else { return nil }
         var edges: [EdgeID] = []
         var node = goal
@@ -256,22 +317,53 @@ final class RoadDistanceCache {
     }
 }
 
-/// A binary min-heap of (distance, node) with lazy deletion.
-struct NodeHeap {
-    private var keys: [Double] = []
-    private var nodes: [UInt32] = []
+/// A binary min-heap of (distance, node) with lazy deletion, in manually managed buffers (the searches between
+/// fixes push and pop a few dozen nodes each, several times per fix: array uniqueness checks cost as much as the
+/// heap work). Owns its buffers; one per search scratch.
+final class NodeHeap {
+    private struct Storage {
+        var keys: UnsafeMutablePointer<Double>
+        var nodes: UnsafeMutablePointer<UInt32>
+        var capacity: Int
+        var count: Int
+    }
+    /// Reached through a constant pointer: no exclusivity checks in push and pop.
+    private let storage: UnsafeMutablePointer<Storage>
 
-    var isEmpty: Bool { keys.isEmpty }
-
-    mutating func removeAll() {
-        keys.removeAll(keepingCapacity: true)
-        nodes.removeAll(keepingCapacity: true)
+    init(capacity: Int = 64) {
+        let c = max(1, capacity)
+        storage = .allocate(capacity: 1)
+        storage.initialize(to: Storage(keys: .allocate(capacity: c), nodes: .allocate(capacity: c), capacity: c, count: 0))
     }
 
-    mutating func push(_ key: Double, _ node: UInt32) {
-        keys.append(key)
-        nodes.append(node)
-        var child = keys.count - 1
+    deinit {
+        storage.pointee.keys.deallocate()
+        storage.pointee.nodes.deallocate()
+        storage.deinitialize(count: 1)
+        storage.deallocate()
+    }
+
+    var isEmpty: Bool { storage.pointee.count == 0 }
+
+    func removeAll() { storage.pointee.count = 0 }
+
+    private func grow() {
+        let s = storage.pointee
+        let wanted = s.capacity * 2
+        let newKeys = UnsafeMutablePointer<Double>.allocate(capacity: wanted)
+        let newNodes = UnsafeMutablePointer<UInt32>.allocate(capacity: wanted)
+        newKeys.update(from: s.keys, count: s.count)
+        newNodes.update(from: s.nodes, count: s.count)
+        s.keys.deallocate()
+        s.nodes.deallocate()
+        storage.pointee = Storage(keys: newKeys, nodes: newNodes, capacity: wanted, count: s.count)
+    }
+
+    func push(_ key: Double, _ node: UInt32) {
+        if storage.pointee.count == storage.pointee.capacity { grow() }
+        let keys = storage.pointee.keys, nodes = storage.pointee.nodes
+        var child = storage.pointee.count
+        storage.pointee.count = child + 1
         while child > 0 {
             let p = (child - 1) >> 1
             if keys[p] <= key { break }
@@ -283,17 +375,20 @@ struct NodeHeap {
         nodes[child] = node
     }
 
-    mutating func popMin() -> (Double, UInt32) {
+    /// Removes and returns the smallest key and its node. The heap must not be empty.
+    func popMin() -> (Double, UInt32) {
+        let n = storage.pointee.count - 1
+        precondition(n >= 0, "popMin on an empty heap")
+        storage.pointee.count = n
+        let keys = storage.pointee.keys, nodes = storage.pointee.nodes
         let top = (keys[0], nodes[0])
-        let lastKey = keys.removeLast()
-        let lastNode = nodes.removeLast()
-        let count = keys.count
-        if count > 0 {
+        if n > 0 {
+            let lastKey = keys[n], lastNode = nodes[n]
             var i = 0
             while true {
                 var c = 2 * i + 1
-                if c >= count { break }
-                if c + 1 < count && keys[c + 1] < keys[c] { c += 1 }
+                if c >= n { break }
+                if c + 1 < n && keys[c + 1] < keys[c] { c += 1 }
                 if keys[c] >= lastKey { break }
                 keys[i] = keys[c]
                 nodes[i] = nodes[c]

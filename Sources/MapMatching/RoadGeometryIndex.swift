@@ -25,10 +25,24 @@ public final class RoadGeometryIndex: Sendable {
     /// Along the edge from its source at each vertex, metres.
     let along: [Double]
     let edgeLength: [Double]
+    /// Initial bearing of the segment from each vertex to the next of its edge, degrees (0 at an edge's last
+    /// vertex): the matcher asks for bearings a hundred times per fix, and each costs four trigonometric calls.
+    let segmentBearing: [Double]
     /// Per node, 1 where traffic waits just before the node: a junction of three or more roads open to motor
     /// vehicles, or traffic signals (OSM puts the signal node at the stop line or on the junction). Footway and
     /// cycleway crossings do not count: OSM splits the road at every sidewalk crossing.
     let waitingNodes: [UInt8]
+    /// The graph's adjacency copied for the bounded road searches between fixes (RoadGraph's accessors check
+    /// their arguments and are calls into another module; the searches run several times per fix):
+    /// outgoing edges of node u are firstOutEdge[u] ..< firstOutEdge[u + 1], as in the graph.
+    let firstOutEdge: [UInt32]
+    /// Source and target node of each edge.
+    let edgeSource: [UInt32]
+    let edgeTarget: [UInt32]
+    /// `ModeMask` raw value of each edge (the modes allowed on it).
+    let edgeAccess: [UInt8]
+    /// `ModeMask` raw value of each node: the modes that may pass through it (barriers block some).
+    let nodePassable: [UInt8]
 
     let gridMinLatitude: Double
     let gridMinLongitude: Double
@@ -68,6 +82,12 @@ public final class RoadGeometryIndex: Sendable {
         longitudes = lons
         self.along = along
         edgeLength = lengths
+        var bearings = [Double](repeating: 0, count: lats.count)
+        for edge in 0..<e {
+            let lo = Int(first[edge]), hi = Int(first[edge + 1])
+            for v in lo..<max(lo, hi - 1) { bearings[v] = Self.bearing(lats, lons, v) }
+        }
+        segmentBearing = bearings
 
         let b = box ?? BoundingBox(minLatitude: 0, minLongitude: 0, maxLatitude: 0, maxLongitude: 0)
         let ky = Geodesy.earthRadiusMeters * .pi / 180
@@ -134,6 +154,24 @@ public final class RoadGeometryIndex: Sendable {
             if neighbours.count >= 3 { waiting[node] = 1 }
         }
         waitingNodes = waiting
+
+        var firstOut = [UInt32](repeating: 0, count: graph.nodeCount + 1)
+        var passable = [UInt8](repeating: 0, count: graph.nodeCount)
+        for node in 0..<graph.nodeCount {
+            let edges = graph.outgoingEdges(of: NodeID(node))
+            firstOut[node] = edges.lowerBound
+            firstOut[node + 1] = edges.upperBound
+            var mask: UInt8 = 0
+            for mode in TravelMode.allCases where graph.isPassable(node: NodeID(node), mode: mode) {
+                mask |= ModeMask(mode).rawValue
+            }
+            passable[node] = mask
+        }
+        firstOutEdge = firstOut
+        nodePassable = passable
+        edgeSource = (0..<e).map { graph.source(of: EdgeID($0)) }
+        edgeTarget = (0..<e).map { graph.target(of: EdgeID($0)) }
+        edgeAccess = (0..<e).map { graph.access(of: EdgeID($0)).rawValue }
     }
 
     /// True when traffic waits just before `node`: a junction of three or more roads, or traffic signals.
@@ -159,7 +197,12 @@ public final class RoadGeometryIndex: Sendable {
         var (v, _) = locate(e, offset)
         let hi = Int(firstVertex[Int(e) + 1]) - 1
         while v < hi - 1 && along[v + 1] - along[v] <= 0 { v += 1 }
-        return Geodesy.initialBearingDegrees(
+        return hi > Int(firstVertex[Int(e)]) ? segmentBearing[v] : Self.bearing(latitudes, longitudes, v)
+    }
+
+    /// Initial bearing of the segment from vertex v to v + 1, degrees.
+    private static func bearing(_ latitudes: [Double], _ longitudes: [Double], _ v: Int) -> Double {
+        Geodesy.initialBearingDegrees(
             from: Coordinate(latitude: latitudes[v], longitude: longitudes[v]),
             to: Coordinate(latitude: latitudes[v + 1], longitude: longitudes[v + 1]))
     }

@@ -30,10 +30,11 @@ public final class MapMatcherSnapper: RoadSnappingProvider {
 
     public init(matcher: MapMatcher) { self.matcher = matcher }
 
-    /// `searchScratch`: see `MapMatcher.init` (share one per thread among many vehicles' snappers).
+    /// `searchScratch`: see `MapMatcher.init` (share one per thread among many vehicles' snappers). The default
+    /// configuration keeps the matcher's short lag: the navigator reads only the provisional answers.
     public convenience init(
         index: RoadGeometryIndex, mode: TravelMode = .driving,
-        configuration: MapMatchingConfiguration = MapMatchingConfiguration(), searchScratch: RoadSearchScratch? = nil
+        configuration: MapMatchingConfiguration = .provisionalOnly, searchScratch: RoadSearchScratch? = nil
     ) {
         self.init(matcher: MapMatcher(index: index, mode: mode, configuration: configuration,
                                       searchScratch: searchScratch))

@@ -282,13 +282,18 @@ struct OfflineViterbiReference {
 
 @Suite struct DifferentialTests {
     /// Configuration under which the online matcher decodes exactly the reference's model: no coasting, no pruning.
-    static func exactConfiguration(lag: Int) -> MapMatchingConfiguration {
+    /// `lag`: a lag of exactly this many fixes; nil keeps the default lag (in seconds).
+    static func exactConfiguration(lag: Int?) -> MapMatchingConfiguration {
         var c = MapMatchingConfiguration()
         c.outlierSigmas = 1000
         c.pruneMargin = .infinity
         c.maximumCoastedFixes = 0
         c.restartPenalty = .infinity
-        c.lagFixes = lag
+        if let lag {
+            c.lagFixes = lag
+            c.lagSeconds = 0
+            c.maximumLagFixes = lag
+        }
         return c
     }
 
@@ -313,8 +318,8 @@ struct OfflineViterbiReference {
         let (graph, index) = try gridCity(seed: 4)
         let drives = randomDrives(graph, index, count: 8, seed: 10) { $0.outlierProbability = 0; $0.positionSigmaMeters = 8 }
         let reference = OfflineViterbiReference(index: index, configuration: Self.exactConfiguration(lag: 1_000_000))
-        // The same model decided after the default lag of 4 fixes instead of at the end of the trace.
-        var lagged = Self.exactConfiguration(lag: MapMatchingConfiguration().lagFixes)
+        // The same model decided after the default lag (20 s at these 1 s fixes) instead of at the end of the trace.
+        var lagged = Self.exactConfiguration(lag: nil)
         lagged.maximumSmoothingShiftSigmas = 0
         var agree = 0, total = 0, truthLagged = 0, truthOffline = 0, truthDefault = 0
         for drive in drives {
@@ -332,9 +337,10 @@ struct OfflineViterbiReference {
         }
         #expect(total > 500)
         #expect(Double(agree) >= 0.95 * Double(total), "\(agree)/\(total) agree")
-        // Deciding online after 4 fixes (with coasting and smoothing) costs little against seeing the whole trace.
-        // Since β scales with σ_z (betaPerSigma) the offline decoder gains more from the weaker transitions than
-        // a decision after 4 fixes can (here 666 against 690 of 708, with β = 4 m 665 against 677), hence 4 %.
+        // Deciding online after the default lag (with coasting and smoothing) costs little against seeing the whole
+        // trace. Since β scales with σ_z (betaPerSigma) the offline decoder gains more from the weaker transitions
+        // than a decision after 4 fixes could (666 against 690 of 708 when the default lag was 4 fixes; with β = 4 m
+        // 665 against 677), hence 4 %.
         #expect(Double(truthDefault) >= Double(truthOffline) - 0.04 * Double(total),
                 "default \(truthDefault), lagged \(truthLagged), offline \(truthOffline) of \(total)")
         #expect(Double(truthDefault) >= 0.93 * Double(total), "default \(truthDefault) of \(total)")

@@ -318,6 +318,7 @@ import TraceSimulation
             """, roads: [FixtureRoad(nodes: "AB", name: "Main")])
         var configuration = MapMatchingConfiguration()
         configuration.lagFixes = 4
+        configuration.lagSeconds = 0
         let matcher = MapMatcher(index: f.index, configuration: configuration)
         for i in 0..<20 {
             let u = matcher.update(fix(f.at("A", "B", Double(i) / 60), t: Double(i), speed: 10))
@@ -331,5 +332,41 @@ import TraceSimulation
             }
         }
         #expect(matcher.finish().count == 4)
+    }
+
+    /// The default lag is 20 s of fixes, at least 4 fixes and at most 30: fix n is final when the first fix 20 s
+    /// newer arrives (20 fixes later at 1 s, 4 at 5 s, 30 at 10 Hz), whatever the interval does in between.
+    @Test func finalAnswersComeLagSecondsLate() throws {
+        let f = try MatchingFixture("""
+            A----------------------------------------------------------B
+            """, roads: [FixtureRoad(nodes: "AB", name: "Main")])
+        let configuration = MapMatchingConfiguration()
+        #expect(configuration.lagSeconds == 20 && configuration.lagFixes == 4 && configuration.maximumLagFixes == 30)
+        // Times: 40 fixes 1 s apart, then 10 fixes 5 s apart, then 60 fixes 0.1 s apart.
+        var times: [Double] = (0..<40).map(Double.init)
+        times += (1...10).map { 39 + 5 * Double($0) }
+        times += (1...60).map { 89 + 0.1 * Double($0) }
+        let matcher = MapMatcher(index: f.index, configuration: configuration)
+        var finalIndices: [Int] = []
+        var lateBy: [Int: Int] = [:]  // fix index -> index of the update that made it final
+        for (i, t) in times.enumerated() {
+            let u = matcher.update(fix(f.at("A", "B", min(1, t / 200)), t: t, speed: 10))
+            #expect(u.provisional.matched && u.provisional.timestamp == 1_700_000_000 + t)
+            for k in u.finalized.indices {
+                finalIndices.append(u.firstFinalizedIndex + k)
+                lateBy[u.firstFinalizedIndex + k] = i
+            }
+        }
+        finalIndices += Array(finalIndices.count..<(finalIndices.count + matcher.finish().count))
+        #expect(finalIndices == Array(times.indices))  // every fix once, in order
+        for n in times.indices {
+            guard let at = lateBy[n] else { continue }
+            // Final at the first update that is both 4 fixes later and 20 s newer, or 30 fixes later.
+            let due = times.indices.first { i in i - n >= 30 || (i - n >= 4 && times[i] - times[n] >= 20) }
+            #expect(at == due, "fix \(n) at \(times[n]) s final at update \(at), expected \(String(describing: due))")
+        }
+        #expect(lateBy[0] == 20)  // 1 s fixes: 20 fixes
+        #expect(lateBy[45] == 49)  // 5 s fixes: 4 fixes
+        #expect(lateBy[60] == 90)  // 0.1 s fixes: capped at 30 fixes later
     }
 }

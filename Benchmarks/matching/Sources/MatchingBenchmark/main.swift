@@ -4,6 +4,8 @@
 //                              [--outliers 0.02] [--interval 1 --interval 5] [--save-graph MAP.graph]
 //                              [--no-speed] (fixes without speed and course) [--accuracy M] (reported accuracy)
 //                              [--position-only] (also match each drive with speed and course stripped)
+//                              [--repeat N] (match each drive N times, keep each fix's smallest time)
+//                              [--lag N] and other configuration overrides (see below) for tuning experiments
 //       Imports the map, routes random trips, simulates each drive per fix interval, writes DIR/<interval>s/
 //       fixes.jsonl and truth.jsonl (one JSON array per drive and line), runs the online matcher on every drive
 //       (one update per fix, timed) and writes edgenav.jsonl (per drive: [[lat, lon, wayId], …]) and timing.json,
@@ -88,10 +90,17 @@ func simulate(_ o: Options) {
     let seed = UInt64(o.int("seed", 1))
     let sigma = o.double("sigma", 8)
     let outliers = o.double("outliers", 0.02)
+    let repeats = o.int("repeat", 1)
     guard let box = graph.metadata.boundingBox else { fail("empty graph") }
     // Configuration overrides, for tuning experiments (the published figures use the defaults).
     var configuration = MapMatchingConfiguration()
-    if let v = o.string("lag").flatMap(Int.init) { configuration.lagFixes = v }
+    if let v = o.string("lag").flatMap(Int.init) {
+        // A lag of exactly this many fixes.
+        configuration.lagFixes = v
+        configuration.maximumLagFixes = v
+        configuration.lagSeconds = 0
+    }
+    if let v = o.string("lag-seconds").flatMap(Double.init) { configuration.lagSeconds = v }
     if let v = o.string("candidates").flatMap(Int.init) { configuration.maximumCandidateRoads = v }
     if let v = o.string("prune").flatMap(Double.init) { configuration.pruneMargin = v }
     if let v = o.string("history").flatMap(Int.init) { configuration.smoothingHistoryFixes = v }
@@ -142,11 +151,14 @@ func simulate(_ o: Options) {
     for interval in o.doubles("interval", [1, 5]) {
         let dir = URL(fileURLWithPath: out).appendingPathComponent("\(Int(interval))s")
         try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        var fixesText = "", truthText = "", oursText = "", positionOnlyText = ""
+        var fixesText = "", truthText = "", oursText = "", positionOnlyText = "", provisionalText = ""
         var perFix: [Double] = []
         var perFixPositionOnly: [Double] = []
         var onWay = 0
         var errors: [Double] = []
+        // The provisional answers (each fix's answer at once, as the navigator uses it).
+        var provisionalOnWay = 0
+        var provisionalErrors: [Double] = []
         var totalFixes = 0
         var searches = 0
         var breakdown = ErrorBreakdown()
@@ -174,19 +186,33 @@ func simulate(_ o: Options) {
                 ["lat": t.coordinate.latitude, "lon": t.coordinate.longitude, "wayId": t.osmWayID,
                  "stopped": t.isStopped, "outlier": outlier, "speed": t.speedMetersPerSecond]
             }) + "\n"
-            // The online matcher, one timed update per fix, as a navigator would call it.
-            let matcher = MapMatcher(index: index, configuration: configuration)
+            // The online matcher, one timed update per fix, as a navigator would call it. With --repeat N the drive
+            // is matched N times by fresh matchers and each fix keeps its smallest time (less noise from other
+            // processes on a shared machine; scripts/bench-matching uses 3).
+            var matcher = MapMatcher(index: index, configuration: configuration)
             var results: [SnappedLocation] = []
-            results.reserveCapacity(drive.fixes.count)
-            // Thread CPU time, not wall time: the machine is shared, and a preempted update would count the other
-            // processes' time slices (milliseconds) as ours.
-            for fix in drive.fixes {
-                let start = threadCPUMicroseconds()
-                let update = matcher.update(fix)
-                perFix.append(threadCPUMicroseconds() - start)
-                results.append(contentsOf: update.finalized)
+            var provisional: [SnappedLocation] = []
+            var times = [Double](repeating: .infinity, count: drive.fixes.count)
+            for run in 0..<max(1, repeats) {
+                if run > 0 { matcher = MapMatcher(index: index, configuration: configuration) }
+                results.removeAll(keepingCapacity: true)
+                provisional.removeAll(keepingCapacity: true)
+                // Thread CPU time, not wall time: the machine is shared, and a preempted update would count the
+                // other processes' time slices (milliseconds) as ours.
+                for (i, fix) in drive.fixes.enumerated() {
+                    let start = threadCPUMicroseconds()
+                    let update = matcher.update(fix)
+                    times[i] = min(times[i], threadCPUMicroseconds() - start)
+                    results.append(contentsOf: update.finalized)
+                    provisional.append(update.provisional)
+                }
+                results.append(contentsOf: matcher.finish())
             }
-            results.append(contentsOf: matcher.finish())
+            perFix.append(contentsOf: times)
+            for (r, t) in zip(provisional, drive.truth) {
+                if r.osmWayID == t.osmWayID { provisionalOnWay += 1 }
+                provisionalErrors.append(Geodesy.distanceMeters(r.coordinate, t.coordinate))
+            }
             for (r, t) in zip(results, drive.truth) {
                 if r.osmWayID == t.osmWayID { onWay += 1 }
                 errors.append(Geodesy.distanceMeters(r.coordinate, t.coordinate))
@@ -194,19 +220,27 @@ func simulate(_ o: Options) {
             breakdown.add(drive: drive, matched: results, index: index)
             searches += matcher.roadSearchCount
             totalFixes += drive.fixes.count
+            provisionalText += json(provisional.map {
+                [$0.coordinate.latitude, $0.coordinate.longitude, $0.osmWayID] as [Any]
+            }) + "\n"
             oursText += json(results.map { [$0.coordinate.latitude, $0.coordinate.longitude, $0.osmWayID] as [Any] }) + "\n"
             if o.values["position-only"] != nil {
                 // The same positions without speed and course (what OSRM and Valhalla are given).
-                let bare = MapMatcher(index: index, configuration: configuration)
+                let plain = drive.fixes.map { LocationFix(coordinate: $0.coordinate, timestamp: $0.timestamp) }
                 var bareResults: [SnappedLocation] = []
-                for fix in drive.fixes {
-                    let plain = LocationFix(coordinate: fix.coordinate, timestamp: fix.timestamp)
-                    let start = threadCPUMicroseconds()
-                    let update = bare.update(plain)
-                    perFixPositionOnly.append(threadCPUMicroseconds() - start)
-                    bareResults.append(contentsOf: update.finalized)
+                var bareTimes = [Double](repeating: .infinity, count: plain.count)
+                for _ in 0..<max(1, repeats) {
+                    let bare = MapMatcher(index: index, configuration: configuration)
+                    bareResults.removeAll(keepingCapacity: true)
+                    for (i, fix) in plain.enumerated() {
+                        let start = threadCPUMicroseconds()
+                        let update = bare.update(fix)
+                        bareTimes[i] = min(bareTimes[i], threadCPUMicroseconds() - start)
+                        bareResults.append(contentsOf: update.finalized)
+                    }
+                    bareResults.append(contentsOf: bare.finish())
                 }
-                bareResults.append(contentsOf: bare.finish())
+                perFixPositionOnly.append(contentsOf: bareTimes)
                 breakdownPositionOnly.add(drive: drive, matched: bareResults, index: index)
                 positionOnlyText += json(bareResults.map { [$0.coordinate.latitude, $0.coordinate.longitude, $0.osmWayID] as [Any] }) + "\n"
             }
@@ -220,12 +254,18 @@ func simulate(_ o: Options) {
         try! fixesText.write(to: dir.appendingPathComponent("fixes.jsonl"), atomically: true, encoding: .utf8)
         try! truthText.write(to: dir.appendingPathComponent("truth.jsonl"), atomically: true, encoding: .utf8)
         try! oursText.write(to: dir.appendingPathComponent("edgenav.jsonl"), atomically: true, encoding: .utf8)
+        try! provisionalText.write(to: dir.appendingPathComponent("edgenav-provisional.jsonl"), atomically: true,
+                                   encoding: .utf8)
         let timing: [String: Any] = [
             "fixes": totalFixes, "drives": routes.count, "p50Microseconds": percentile(perFix, 0.5),
             "p99Microseconds": percentile(perFix, 0.99), "meanMicroseconds": perFix.reduce(0, +) / Double(max(1, perFix.count)),
             "roadSearchesPerFix": Double(searches) / Double(max(1, totalFixes)),
             "onTrueWay": Double(onWay) / Double(max(1, totalFixes)), "errorP50": percentile(errors, 0.5),
             "errorP95": percentile(errors, 0.95),
+            "provisionalOnTrueWay": Double(provisionalOnWay) / Double(max(1, totalFixes)),
+            "provisionalErrorP50": percentile(provisionalErrors, 0.5),
+            "provisionalErrorP95": percentile(provisionalErrors, 0.95), "lagFixes": configuration.lagFixes,
+            "lagSeconds": configuration.lagSeconds, "maximumLagFixes": configuration.maximumLagFixes,
         ]
         try! json(timing).write(to: dir.appendingPathComponent("timing.json"), atomically: true, encoding: .utf8)
         if !positionOnlyText.isEmpty {

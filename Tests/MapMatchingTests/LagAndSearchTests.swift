@@ -1,0 +1,125 @@
+import Foundation
+import Geo
+@testable import MapMatching
+import RoadGraph
+import Testing
+import TraceSimulation
+
+/// The lag in seconds, the provisional answer beside it, and the road searches that stop at their targets.
+@Suite struct LagAndSearchTests {
+    /// A longer lag lets the final answer use more of the fixes after it: on a noisy straight road the default lag
+    /// (20 s, here 20 fixes) leaves a smaller along-road error than a lag of 4 fixes, and both beat the provisional
+    /// answers (which see no later fix).
+    @Test func longerLagSmoothsTheFinalAnswersMore() throws {
+        let f = try MatchingFixture("""
+            A----------------------------------------------------------B
+            """, roads: [FixtureRoad(nodes: "AB", name: "Main")])
+        var short = MapMatchingConfiguration()
+        short.lagFixes = 4
+        short.lagSeconds = 0
+        var errorsShort: [Double] = [], errorsDefault: [Double] = [], errorsProvisional: [Double] = []
+        for seed: UInt64 in 1...4 {
+            let drive = f.drive("AB") { $0.positionSigmaMeters = 8; $0.outlierProbability = 0; $0.seed = seed }
+            #expect(drive.fixes.count > 40)
+            let shortOut = matchAll(f, drive.fixes, configuration: short)
+            let matcher = MapMatcher(index: f.index)
+            var defaultOut: [SnappedLocation] = []
+            for (fix, truth) in zip(drive.fixes, drive.truth) {
+                let u = matcher.update(fix)
+                defaultOut += u.finalized
+                errorsProvisional.append(Geodesy.distanceMeters(u.provisional.coordinate, truth.coordinate))
+            }
+            defaultOut += matcher.finish()
+            #expect(shortOut.count == drive.fixes.count && defaultOut.count == drive.fixes.count)
+            errorsShort += zip(shortOut, drive.truth).map { Geodesy.distanceMeters($0.coordinate, $1.coordinate) }
+            errorsDefault += zip(defaultOut, drive.truth).map { Geodesy.distanceMeters($0.coordinate, $1.coordinate) }
+        }
+        let mean = { (e: [Double]) in e.reduce(0, +) / Double(e.count) }
+        #expect(mean(errorsDefault) < mean(errorsShort),
+                "lag 20 s \(mean(errorsDefault)) m, lag 4 fixes \(mean(errorsShort)) m")
+        #expect(mean(errorsShort) < mean(errorsProvisional),
+                "lag 4 fixes \(mean(errorsShort)) m, provisional \(mean(errorsProvisional)) m")
+    }
+
+    /// The provisional answer looks back as far as it did with a lag of `lagFixes`, whatever `lagSeconds` says:
+    /// on one road, where the best path cannot differ, a moving vehicle's provisional answers are the same with the
+    /// default lag as with a lag of 4 fixes.
+    @Test func provisionalAnswersLookBackAsWithTheShortLag() throws {
+        let f = try MatchingFixture("""
+            A----------------------------------------------------------B
+            """, roads: [FixtureRoad(nodes: "AB", name: "Main")])
+        let drive = f.drive("AB") { $0.positionSigmaMeters = 8; $0.outlierProbability = 0; $0.seed = 5 }
+        var short = MapMatchingConfiguration()
+        short.lagFixes = 4
+        short.lagSeconds = 0
+        let a = MapMatcher(index: f.index, configuration: short)
+        let b = MapMatcher(index: f.index)
+        var compared = 0
+        for (i, fix) in drive.fixes.enumerated() {
+            let pa = a.update(fix).provisional, pb = b.update(fix).provisional
+            // While the vehicle stands (its start) the short lag's decided history holds the whole stop; compare
+            // moving fixes only.
+            guard i >= 20, drive.truth[i].speedMetersPerSecond > 1, drive.truth[i - 20].speedMetersPerSecond > 1
+            else { continue }
+            compared += 1
+            #expect(abs(pa.edgeOffsetMeters - pb.edgeOffsetMeters) < 1e-6 && pa.edge == pb.edge,
+                    "fix \(i): \(pa.edgeOffsetMeters) against \(pb.edgeOffsetMeters)")
+        }
+        #expect(compared > 20)
+    }
+
+    /// The configuration for callers that read only provisional answers (the navigator) decides each fix 4 fixes
+    /// later at 1 s fixes, not 20 s later, and gives the same provisional answers as the default.
+    @Test func provisionalOnlyConfigurationKeepsTheShortLag() throws {
+        let f = try MatchingFixture("""
+            A----------------------------------------------------------B
+            """, roads: [FixtureRoad(nodes: "AB", name: "Main")])
+        let drive = f.drive("AB") { $0.positionSigmaMeters = 8; $0.outlierProbability = 0; $0.seed = 3 }
+        let short = MapMatcher(index: f.index, configuration: .provisionalOnly)
+        let long = MapMatcher(index: f.index)
+        for (i, fix) in drive.fixes.enumerated() {
+            let a = short.update(fix), b = long.update(fix)
+            #expect(a.finalized.count == (i >= 4 ? 1 : 0), "fix \(i)")
+            #expect(b.finalized.count == (i >= 20 ? 1 : 0), "fix \(i)")
+            guard i >= 20, drive.truth[i].speedMetersPerSecond > 1, drive.truth[i - 20].speedMetersPerSecond > 1
+            else { continue }
+            #expect(abs(a.provisional.edgeOffsetMeters - b.provisional.edgeOffsetMeters) < 1e-6)
+        }
+    }
+
+    /// A search told which nodes it must answer stops early, but answers them exactly as a search to the full bound
+    /// does, also from a cached tree asked again with other targets and bounds.
+    @Test func targetedSearchesAnswerLikeFullSearches() throws {
+        let (graph, index) = try gridCity(seed: 11)
+        var rng = SplitMix64(seed: 12)
+        let targeted = RoadDistanceCache(index: index, mode: .driving, capacity: 8)
+        var earlyStops = 0
+        for round in 0..<300 {
+            let source = NodeID(Int.random(in: 0..<graph.nodeCount, using: &rng))
+            let bound = Double.random(in: 50...900, using: &rng)
+            var targets: [(node: NodeID, withinMeters: Double)] = []
+            for _ in 0..<Int.random(in: 1...12, using: &rng) {
+                targets.append((NodeID(Int.random(in: 0..<graph.nodeCount, using: &rng)),
+                                Double.random(in: 0...bound, using: &rng)))
+            }
+            targeted.step = round
+            let tree = targeted.tree(from: source, bound: bound, targets: targets)
+            if tree.bound < bound { earlyStops += 1 }
+            let full = RoadDistanceCache(index: index, mode: .driving).tree(from: source, bound: bound)
+            for t in targets {
+                let exact = full.distance(to: t.node)
+                let answer = tree.distance(to: t.node)
+                if exact <= t.withinMeters {
+                    #expect(answer == exact, "round \(round): node \(t.node) at \(exact) m answered \(answer)")
+                    #expect(tree.parentEdge(of: t.node) == full.parentEdge(of: t.node))
+                } else {
+                    // Beyond its limit a target may be answered (exactly: a cached tree may reach farther than
+                    // this bound) or not at all.
+                    #expect(answer == exact || answer == .infinity || (exact == .infinity && answer > bound),
+                            "round \(round): node \(t.node) at \(exact) m answered \(answer), bound \(bound)")
+                }
+            }
+        }
+        #expect(earlyStops > 30)  // the early stop is exercised
+    }
+}
