@@ -381,9 +381,15 @@ final class NetworkLoop {
             lastOutboxSync = clock.now
         }
         guard sessionUp, finalMid == nil, machine.state == .connected else { return }
+        // libmosquitto writes each PUBLISH to the socket as it is queued. Corked, the kernel sends what a batch
+        // wrote as one segment when uncorked, instead of pushing every message through loopback (or the network
+        // stack) on its own: most of the cost of a small publish.
+        var corked = false
+        defer { if corked { setCork(false) } }
         while inflight.count < configuration.maxInflightMessages {
             let batch = outbox.pending(after: highestSent, limit: configuration.maxInflightMessages - inflight.count)
             if batch.isEmpty { return }
+            if !corked && batch.count > 1 { corked = setCork(true) }
             for message in batch {
                 var mid: Int32 = 0
                 let rc = message.payload.withUnsafeBytes { bytes in
@@ -408,6 +414,15 @@ final class NetworkLoop {
                 }
             }
         }
+    }
+
+    /// Sets TCP_CORK on the broker socket; false when it could not be set (no socket, not TCP).
+    @discardableResult
+    private func setCork(_ on: Bool) -> Bool {
+        let socket = handle.socket
+        guard socket >= 0 else { return false }
+        var value: Int32 = on ? 1 : 0
+        return setsockopt(socket, Int32(IPPROTO_TCP), TCP_CORK, &value, socklen_t(MemoryLayout<Int32>.size)) == 0
     }
 
     // MARK: Callback events, handled outside libmosquitto
