@@ -137,12 +137,15 @@ func latency(_ o: Options) throws {
         let t = nowNanoseconds()
         if message.topic == "bench/floor" {
             arrivals.record("floor:" + String(decoding: message.payload, as: UTF8.self), at: t)
+        } else if message.topic.hasSuffix("agent/metrics") {
+            arrivals.metrics.withLock { $0.append((t, String(decoding: message.payload, as: UTF8.self))) }
         } else if let ts = timestampField(message.payload) {
             let kind = message.topic.hasSuffix("location/snapped") ? "snapped" : "eta"
             arrivals.record("\(kind):\(ts)", at: t)
         }
     }
-    for filter in ["bench/floor", "fleet/\(vehicle)/location/snapped", "fleet/\(vehicle)/nav/eta"] {
+    for filter in ["bench/floor", "fleet/\(vehicle)/location/snapped", "fleet/\(vehicle)/nav/eta",
+                   "fleet/\(vehicle)/agent/metrics"] {
         try sub.subscribe(filter, qos: .atLeastOnce)
     }
     let pub = try client(broker, "bench-pub")
@@ -215,6 +218,14 @@ func latency(_ o: Options) throws {
     print(line("fix → nav/eta", eta, of: fixCount))
     print(String(format: "p50 snapped / floor: %.2fx", percentile(snapped, 0.5) / percentile(floor, 0.5)))
     print(String(format: "agent resident memory: %.1f MB, CPU %.2f s", stats.rssMB, stats.cpuSeconds))
+    // The agent's own part (network thread → outputs queued), from its last agent/metrics (last 4096 fixes).
+    if let text = arrivals.metrics.withLock({ $0.last?.text }),
+       let m = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
+       let latency = m["processingLatencyMs"] as? [String: Any] {
+        let inline = (m["inbox"] as? [String: Any])?["fixesInline"] as? Int
+        print("agent's own latency (its agent/metrics): p50 \(latency["p50"] ?? "-") ms, p99 \(latency["p99"] ?? "-") ms "
+            + "over \(latency["samples"] ?? "-") fixes; \(m["fixes"] ?? "-") fixes, \(inline.map(String.init) ?? "-") handled inline")
+    }
 }
 
 // MARK: - Fleet

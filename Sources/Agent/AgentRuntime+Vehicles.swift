@@ -82,16 +82,18 @@ struct InputRouter: Sendable {
             if topic == commandTopic { return .vehicle(vehicleID, .command) }
             return .unknown
         }
-        guard topic.hasPrefix(vehiclePrefix) else { return .unknown }
-        let levels = topic.dropFirst(vehiclePrefix.count).split(separator: "/", omittingEmptySubsequences: false)
-        guard levels.count == 3 else { return .unknown }
-        let vehicleID = String(levels[0])
-        switch (levels[1], levels[2]) {
-        case ("nav", "destinations"): return .vehicle(vehicleID, .destinations)
-        case ("location", "raw"): return .vehicle(vehicleID, .location)
-        case ("nav", "command"): return .vehicle(vehicleID, .command)
+        // Byte by byte (MQTT topics are bytes), without splitting the topic into an array of levels.
+        guard topic.utf8.starts(with: vehiclePrefix.utf8) else { return .unknown }
+        let rest = topic.utf8.dropFirst(vehiclePrefix.utf8.count)
+        guard let slash = rest.firstIndex(of: UInt8(ascii: "/")) else { return .unknown }
+        let input: VehicleInput
+        switch Substring(rest[rest.index(after: slash)...]) {
+        case "nav/destinations": input = .destinations
+        case "location/raw": input = .location
+        case "nav/command": input = .command
         default: return .unknown
         }
+        return .vehicle(String(Substring(rest[..<slash])), input)
     }
 }
 

@@ -113,7 +113,12 @@ final class NetworkLoop {
         if revents & Int16(POLLIN | POLLERR | POLLHUP) != 0 {
             // Errors are reported through on_disconnect (libmosquitto calls it and closes the socket).
             if revents & Int16(POLLIN) != 0 { liveness.brokerBytesReceived() }
+            // Corked while reading: libmosquitto writes a PUBACK for every QoS 1 message it reads, and the message
+            // callback may have queued outputs (a fix handled inline); all of them leave as one segment below.
+            let corked = cork()
             callLoop("mosquitto_loop_read") { mosquitto_loop_read($0, 1) }
+            pumpOutbox()
+            if corked { uncork() }
         }
         if handle.socket >= 0 && (revents & Int16(POLLOUT) != 0) {
             callLoop("mosquitto_loop_write") { mosquitto_loop_write($0, 1) }
@@ -385,11 +390,11 @@ final class NetworkLoop {
         // wrote as one segment when uncorked, instead of pushing every message through loopback (or the network
         // stack) on its own: most of the cost of a small publish.
         var corked = false
-        defer { if corked { setCork(false) } }
+        defer { if corked { uncork() } }
         while inflight.count < configuration.maxInflightMessages {
             let batch = outbox.pending(after: highestSent, limit: configuration.maxInflightMessages - inflight.count)
             if batch.isEmpty { return }
-            if !corked && batch.count > 1 { corked = setCork(true) }
+            if !corked && batch.count > 1 { corked = cork() }
             for message in batch {
                 var mid: Int32 = 0
                 let rc = message.payload.withUnsafeBytes { bytes in
@@ -416,12 +421,27 @@ final class NetworkLoop {
         }
     }
 
-    /// Sets TCP_CORK on the broker socket; false when it could not be set (no socket, not TCP).
-    @discardableResult
-    private func setCork(_ on: Bool) -> Bool {
+    /// True while TCP_CORK is set on the broker socket.
+    private var isCorked = false
+
+    /// Sets TCP_CORK on the broker socket. True when this call corked it (and must `uncork`); false when it was
+    /// corked already or cannot be (no socket, not TCP).
+    private func cork() -> Bool {
+        guard !isCorked, setCorkOption(1) else { return false }
+        isCorked = true
+        return true
+    }
+
+    /// Clears TCP_CORK: the kernel sends what was written while corked.
+    private func uncork() {
+        isCorked = false
+        _ = setCorkOption(0)
+    }
+
+    private func setCorkOption(_ value: Int32) -> Bool {
         let socket = handle.socket
         guard socket >= 0 else { return false }
-        var value: Int32 = on ? 1 : 0
+        var value = value
         return setsockopt(socket, Int32(IPPROTO_TCP), TCP_CORK, &value, socklen_t(MemoryLayout<Int32>.size)) == 0
     }
 
