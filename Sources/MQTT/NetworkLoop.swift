@@ -113,11 +113,14 @@ final class NetworkLoop {
         if revents & Int16(POLLIN | POLLERR | POLLHUP) != 0 {
             // Errors are reported through on_disconnect (libmosquitto calls it and closes the socket).
             if revents & Int16(POLLIN) != 0 { liveness.brokerBytesReceived() }
-            // Corked while reading: libmosquitto writes a PUBACK for every QoS 1 message it reads, and the message
-            // callback may have queued outputs (a fix handled inline); all of them leave as one segment below.
-            let corked = cork()
+            // Corked while reading when several packets are likely (libmosquitto reads as many per call as we have
+            // messages in flight): it writes a PUBACK for every QoS 1 message it reads, and the message callback
+            // may have queued outputs (a fix handled inline); all of them leave as one segment below. With nothing
+            // in flight it reads one packet per call, and the two extra system calls would only slow a flood.
+            let corked = inflight.isEmpty ? false : cork()
+            let deliveredBefore = messagesDelivered
             callLoop("mosquitto_loop_read") { mosquitto_loop_read($0, 1) }
-            pumpOutbox()
+            if messagesDelivered != deliveredBefore { pumpOutbox() }
             if corked { uncork() }
         }
         if handle.socket >= 0 && (revents & Int16(POLLOUT) != 0) {
@@ -313,8 +316,9 @@ final class NetworkLoop {
             let payload =
                 message.payloadlen > 0 && message.payload != nil
                 ? Array(UnsafeRawBufferPointer(start: message.payload, count: Int(message.payloadlen))) : []
-            NetworkLoop.from(userdata).onMessage(
-                MQTTMessage(topic: String(cString: topic), payload: payload, retain: message.retain))
+            let loop = NetworkLoop.from(userdata)
+            loop.messagesDelivered &+= 1
+            loop.onMessage(MQTTMessage(topic: String(cString: topic), payload: payload, retain: message.retain))
         }
         mosquitto_log_callback_set(raw) { _, userdata, level, text in
             guard level & Int32(MOSQ_LOG_ERR) != 0, let text else { return }
@@ -421,6 +425,9 @@ final class NetworkLoop {
         }
     }
 
+    /// Messages handed to `onMessage` so far (wraps): tells whether a read delivered any, whose callback may have
+    /// published.
+    private var messagesDelivered = 0
     /// True while TCP_CORK is set on the broker socket.
     private var isCorked = false
 
