@@ -258,8 +258,46 @@ func fleet(_ o: Options) throws {
     try sub.start()
     try pub.start()
     Thread.sleep(forTimeInterval: 1)
+    let empty = processStats(agentPID)
+
+    // Warm-up: one fix per vehicle, then wait until the agent has created every vehicle (its session and trip
+    // journal) and emptied its inbox. Creating 10,000 vehicles costs seconds of file-system work that a fleet pays
+    // once, when it starts; the measured load below is the steady state that follows.
+    let creationStarted = Date()
+    for k in 0..<vehicles {
+        let fix = RawFix(coordinate: routes[k][0], timestamp: Date().addingTimeInterval(-2), horizontalAccuracyMeters: 5)
+        try? pub.publish(topic: "fleet/v\(k)/location/raw", payload: Array(OutputPayloads.rawFix(fix).utf8), retain: false,
+                         kind: .event, wakeNetworkThread: k % 100 == 99)
+    }
+    pub.wakeNetworkThread()
+    var atLoadStart: [String: Any]?
+    while Date().timeIntervalSince(creationStarted) < 180 {
+        Thread.sleep(forTimeInterval: 0.5)
+        guard let text = arrivals.metrics.withLock({ $0.last?.text }),
+              let m = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
+              let created = m["vehiclesCreated"] as? Int, let inbox = m["inbox"] as? [String: Any],
+              let depth = inbox["depth"] as? Int else { continue }
+        if created >= vehicles && depth == 0 {
+            atLoadStart = m
+            break
+        }
+    }
+    let creationSeconds = Date().timeIntervalSince(creationStarted)
+    let fixesBeforeLoad = atLoadStart?["fixes"] as? Int ?? 0
+    let inboxBeforeLoad = atLoadStart?["inbox"] as? [String: Any]
+    let droppedBeforeLoad = inboxBeforeLoad?["fixesDroppedBacklog"] as? Int ?? 0
+    let coalescedBeforeLoad = inboxBeforeLoad?["fixesCoalescedRate"] as? Int ?? 0
+    let inlineBeforeLoad = inboxBeforeLoad?["fixesInline"] as? Int ?? 0
     let baseline = processStats(agentPID)
     let threadsBefore = threadCPUSeconds(agentPID)
+    if atLoadStart == nil {
+        print(String(format: "warm-up: the agent had not created all %d vehicles after %.0f s; measuring anyway",
+                     vehicles, creationSeconds))
+    } else {
+        print(String(format: "warm-up: %d vehicles created (one fix each) in %.1f s (agent CPU %.1f s, %.0f µs per vehicle)",
+                     vehicles, creationSeconds, baseline.cpuSeconds - empty.cpuSeconds,
+                     (baseline.cpuSeconds - empty.cpuSeconds) / Double(vehicles) * 1e6))
+    }
 
     var sent: [String: UInt64] = [:]
     var publisherDropped = 0
@@ -315,21 +353,23 @@ func fleet(_ o: Options) throws {
     print("fleet: \(vehicles) vehicles × 1 fix/s for \(seconds) s (offered \(vehicles) fixes/s; \(published) published, "
         + "\(publisherDropped) not published: the benchmark's own outbox was full)")
 
+    let startNanoseconds = nowNanoseconds() - UInt64(Date().timeIntervalSince(started) * 1e9)
     struct Sample {
         var receivedAt: UInt64
         var fixes: Int, fixesInline: Int, latencyP50: Double, latencyP99: Double, inboxDepth: Int
         var dropped: Int, coalesced: Int
     }
     let samples = arrivals.metrics.withLock { $0 }.compactMap { receivedAt, text -> Sample? in
+        guard receivedAt >= startNanoseconds else { return nil }
         guard let m = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
               let fixes = m["fixes"] as? Int, let inbox = m["inbox"] as? [String: Any],
               let latency = m["processingLatencyMs"] as? [String: Any] else { return nil }
-        return Sample(receivedAt: receivedAt, fixes: fixes, fixesInline: inbox["fixesInline"] as? Int ?? 0,
+        return Sample(receivedAt: receivedAt, fixes: fixes - fixesBeforeLoad, fixesInline: (inbox["fixesInline"] as? Int ?? 0) - inlineBeforeLoad,
                       latencyP50: latency["p50"] as? Double ?? .nan, latencyP99: latency["p99"] as? Double ?? .nan,
-                      inboxDepth: inbox["depth"] as? Int ?? -1, dropped: inbox["fixesDroppedBacklog"] as? Int ?? 0,
-                      coalesced: inbox["fixesCoalescedRate"] as? Int ?? 0)
+                      inboxDepth: inbox["depth"] as? Int ?? -1,
+                      dropped: (inbox["fixesDroppedBacklog"] as? Int ?? 0) - droppedBeforeLoad,
+                      coalesced: (inbox["fixesCoalescedRate"] as? Int ?? 0) - coalescedBeforeLoad)
     }
-    let startNanoseconds = nowNanoseconds() - UInt64(Date().timeIntervalSince(started) * 1e9)
     print("agent/metrics during the run (t: seconds since the load started; latency: network thread → outputs queued, "
         + "last 4096 fixes):")
     var previous: Sample?
@@ -348,7 +388,7 @@ func fleet(_ o: Options) throws {
                  cpu / wall, cpu, wall))
     let last = samples.last
     if let last, last.fixes > 0 {
-        // Whole run, warm-up and the drain after the load included: CPU per fix the agent took from its inbox.
+        // The load and the drain after it (not the creation of the vehicles): CPU per fix the agent handled.
         let fixes = Double(last.fixes)
         let total = settled.cpuSeconds - baseline.cpuSeconds
         let split = threadsAfter.map { name, seconds in (name, seconds - (threadsBefore[name] ?? 0)) }
@@ -360,7 +400,7 @@ func fleet(_ o: Options) throws {
     print(String(format: "watched vehicle v0: fix → snapped p50 %.2f ms p99 %.2f ms (%d of %d)", percentile(lags, 0.5),
                  percentile(lags, 0.99), lags.count, sent.count))
     print(String(format: "agent memory: %.1f MB before, %.1f MB with %d vehicles → %.1f KiB per vehicle",
-                 baseline.rssMB, settled.rssMB, vehicles, (settled.rssMB - baseline.rssMB) * 1024 / Double(vehicles)))
+                 empty.rssMB, settled.rssMB, vehicles, (settled.rssMB - empty.rssMB) * 1024 / Double(vehicles)))
 
     // The judgement. Sustained means: every fix published reached the agent's navigator (none dropped or coalesced
     // in its inbox, none left waiting), the agent kept pace during the load (its inbox held less than a second of
