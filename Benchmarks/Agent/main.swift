@@ -266,8 +266,8 @@ func fleet(_ o: Options) throws {
     let creationStarted = Date()
     for k in 0..<vehicles {
         let fix = RawFix(coordinate: routes[k][0], timestamp: Date().addingTimeInterval(-2), horizontalAccuracyMeters: 5)
-        try? pub.publish(topic: "fleet/v\(k)/location/raw", payload: Array(OutputPayloads.rawFix(fix).utf8), retain: false,
-                         kind: .event, wakeNetworkThread: k % 100 == 99)
+        _ = try? pub.publish(topic: "fleet/v\(k)/location/raw", payload: Array(OutputPayloads.rawFix(fix).utf8), retain: false,
+                             kind: .event, wakeNetworkThread: k % 100 == 99)
     }
     pub.wakeNetworkThread()
     var atLoadStart: [String: Any]?
