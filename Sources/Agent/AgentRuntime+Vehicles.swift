@@ -19,9 +19,9 @@ final class MessageInbox: @unchecked Sendable {
         let entry = InboxEntry(target: runtime.router.target(of: message.topic), message: message,
                                receivedAtNanoseconds: receivedAt)
         guard runtime.inbox.put(entry) else { return }
-        if case .vehicle(_, .location) = entry.target,
+        if case .vehicle(let vehicleID, .location) = entry.target,
            budget.admits(now: receivedAt, limits: runtime.configuration.inbox),
-           runtime.drainInline()
+           runtime.drainInline(vehicleID: vehicleID)
         {
             budget.charge(DispatchTime.now().uptimeNanoseconds - receivedAt)
             return
@@ -113,10 +113,12 @@ extension AgentRuntime {
     /// On the network thread, called when a fix found the inbox idle: handles what the inbox holds now (that fix) at
     /// once, if the agent's queue is not using the state. Its outputs go to the outbox without waking the network
     /// thread: it is the caller, and it sends them when the message callback returns. False when the state was busy
-    /// (the caller schedules a drain on the queue instead).
-    func drainInline() -> Bool {
+    /// (the caller schedules a drain on the queue instead), or when the fix would start the vehicle's route: a route
+    /// search takes milliseconds to seconds, which the network thread must not spend.
+    func drainInline(vehicleID: String) -> Bool {
         guard stateLock.try() else { return false }
         defer { stateLock.unlock() }
+        if sessions[vehicleID]?.waitingForLocation == true { return false }
         var handled = 0
         while handleBatch(wakeNetworkThread: false) {
             handled += 1

@@ -1,4 +1,5 @@
 import Foundation
+import Geo
 import MQTT
 import Testing
 
@@ -110,5 +111,37 @@ import Testing
         }
         #expect(tree.output(.snappedLocation) == tree.snappedLocation)
         #expect(tree.output(.error) == tree.error)
+    }
+}
+
+/// The fix that starts a trip's route is left to the agent's queue: a route search must not hold up the network thread.
+@Suite struct InlineRoutingTests {
+    @Test func theFixThatStartsTheRouteGoesToTheQueueAndTheNextIsInline() throws {
+        let street = try StreetFixture()
+        let directory = NSTemporaryDirectory() + "edgenav-inline-route-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let configuration = AgentConfiguration(brokerURL: "mqtt://127.0.0.1:1", vehicleID: "van-1", stateDirectory: directory)
+        let runtime = try AgentRuntime(configuration: configuration, logger: Logger(minimumLevel: .error, sink: { _ in }),
+                                       map: street.map)
+        func deliver(_ topic: String, _ payload: String) {
+            runtime.messageInbox.deliver(MQTTMessage(topic: "fleet/van-1/" + topic, payload: Array(payload.utf8), retain: false))
+        }
+        func routes() -> Int { runtime.client.outbox.snapshot().filter { $0.topic == "fleet/van-1/nav/route" }.count }
+        deliver("nav/destinations", #"{"assignmentId":"t1","waypoints":[{"lat":\#(street.c.latitude),"lon":\#(street.c.longitude),"title":"C"}]}"#)
+        _ = runtime.vehicleCount  // after the queue handled it
+        #expect(routes() == 0, "waiting for the vehicle's position")
+
+        let now = Date().timeIntervalSince1970
+        deliver("location/raw", #"{"lat":\#(street.a.latitude),"lon":\#(street.a.longitude),"timestamp":\#(now - 1)}"#)
+        #expect(runtime.metrics.fixesInline == 0, "this fix routes: left to the queue")
+        _ = runtime.vehicleCount  // the drain that handled it
+        _ = runtime.vehicleCount  // the drain that found the inbox empty and ended
+        #expect(routes() == 1)
+
+        let next = Coordinate(latitude: street.a.latitude, longitude: street.a.longitude + 0.0001)
+        deliver("location/raw", #"{"lat":\#(next.latitude),"lon":\#(next.longitude),"timestamp":\#(now)}"#)
+        #expect(runtime.metrics.fixesInline == 1, "the route exists: handled at once")
+        let snapped = runtime.client.outbox.snapshot().filter { $0.topic == "fleet/van-1/location/snapped" }
+        #expect(snapped.count == 1, "coalesced in the outbox to the newest (a state topic), present at once")
     }
 }
