@@ -113,11 +113,11 @@ final class NetworkLoop {
         if revents & Int16(POLLIN | POLLERR | POLLHUP) != 0 {
             // Errors are reported through on_disconnect (libmosquitto calls it and closes the socket).
             if revents & Int16(POLLIN) != 0 { liveness.brokerBytesReceived() }
-            // Corked while reading when several packets are likely (libmosquitto reads as many per call as we have
+            // Corked while reading when many packets are likely (libmosquitto reads as many per call as we have
             // messages in flight): it writes a PUBACK for every QoS 1 message it reads, and the message callback
-            // may have queued outputs (a fix handled inline); all of them leave as one segment below. With nothing
-            // in flight it reads one packet per call, and the two extra system calls would only slow a flood.
-            let corked = inflight.isEmpty ? false : cork()
+            // may have queued outputs (a fix handled inline); all of them leave as one segment below. With few in
+            // flight it reads a packet or two per call, and the two extra system calls would only slow a flood.
+            let corked = inflight.count < Self.inflightToCorkReads ? false : cork()
             let deliveredBefore = messagesDelivered
             callLoop("mosquitto_loop_read") { mosquitto_loop_read($0, 1) }
             if messagesDelivered != deliveredBefore { pumpOutbox() }
@@ -425,6 +425,8 @@ final class NetworkLoop {
         }
     }
 
+    /// Messages in flight from which a read is corked (see `waitForIO`).
+    static let inflightToCorkReads = 16
     /// Messages handed to `onMessage` so far (wraps): tells whether a read delivered any, whose callback may have
     /// published.
     private var messagesDelivered = 0
