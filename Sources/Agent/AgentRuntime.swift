@@ -158,9 +158,11 @@ public final class AgentRuntime: @unchecked Sendable {
             ("clientId", configuration.clientID), ("mqtt", configuration.protocolVersion.rawValue),
             ("stateDir", configuration.stateDirectory), ("version", EdgeNavVersion.current),
         ])
+        // READY before the client starts: its first connection event (STATUS=connected) must not overtake READY=1 at
+        // the service manager (on a busy machine the connection could be up before this thread got here).
+        health.start()
         try client.start()
         startTimers()
-        health.start()
         map?.buildLandmarks(logger: logger) { [self] install in asyncExclusively(install) }
         if !configuration.isFleet, map != nil {
             // One vehicle: open its journal now, so a trip resumes (and a corrupt journal is reported) at start.
