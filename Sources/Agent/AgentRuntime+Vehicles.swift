@@ -3,50 +3,97 @@ import MQTT
 import Navigation
 
 /// Hands messages from the MQTT network thread to the runtime's inbox (set once, before the client starts). The
-/// network thread only classifies the topic and queues the message; the agent's queue does the work, so a burst of
-/// inputs never holds up PUBACKs or outputs.
+/// network thread classifies the topic and queues the message. A raw fix that finds the inbox idle is then handled at
+/// once, on the network thread (its outputs go out when the callback returns: no thread hand-off either way), as long
+/// as the agent's queue is not busy and the network thread's inline budget (`InboxLimits.inlineShare`) allows;
+/// everything else — assignments, commands, and any burst the inbox is already holding — is handled on the agent's
+/// queue, so a burst never holds up PUBACKs or outputs for long.
 final class MessageInbox: @unchecked Sendable {
+    // Unchecked: `budget` is used only on the network thread (the one caller of `deliver`).
     weak var runtime: AgentRuntime?
+    private var budget = InlineBudget()
+
     func deliver(_ message: MQTTMessage) {
         let receivedAt = DispatchTime.now().uptimeNanoseconds
         guard let runtime else { return }
         let entry = InboxEntry(target: runtime.router.target(of: message.topic), message: message,
                                receivedAtNanoseconds: receivedAt)
-        if runtime.inbox.put(entry) {
-            runtime.queue.async { runtime.drainInbox() }
+        guard runtime.inbox.put(entry) else { return }
+        if case .vehicle(let vehicleID, .location) = entry.target,
+           budget.admits(now: receivedAt, limits: runtime.configuration.inbox),
+           runtime.drainInline(vehicleID: vehicleID)
+        {
+            budget.charge(DispatchTime.now().uptimeNanoseconds - receivedAt)
+            return
         }
+        runtime.asyncExclusively { runtime.drainInbox() }
     }
 }
 
-/// Which vehicle and input a topic is. Immutable, used on the network thread.
+/// How much of the network thread's time goes to handling fixes inline: at most `InboxLimits.inlineShare` of each
+/// `InboxLimits.inlineWindowSeconds`; beyond, fixes wait for the agent's queue until the next window.
+struct InlineBudget {
+    private var windowStartNanoseconds: UInt64 = 0
+    private var spentNanoseconds: UInt64 = 0
+
+    mutating func admits(now: UInt64, limits: InboxLimits) -> Bool {
+        let window = UInt64(limits.inlineWindowSeconds * 1e9)
+        if now >= windowStartNanoseconds + window {
+            windowStartNanoseconds = now
+            spentNanoseconds = 0
+        }
+        return Double(spentNanoseconds) < Double(window) * limits.inlineShare
+    }
+
+    mutating func charge(_ nanoseconds: UInt64) { spentNanoseconds += nanoseconds }
+}
+
+/// Which vehicle and input a topic is. Immutable, used on the network thread; the topic names it compares with are
+/// built once, not per message.
 struct InputRouter: Sendable {
     let isFleet: Bool
     let prefix: String
     let vehicleID: String
-    let topics: TopicTree
-    let locationTopic: String?
+    private let trafficTopics: [String]
+    private let placesPrefix: String
+    private let vehiclePrefix: String
+    private let destinationsTopic: String
+    private let locationTopic: String
+    private let commandTopic: String
+
+    init(isFleet: Bool, prefix: String, vehicleID: String, topics: TopicTree, locationTopic: String?) {
+        self.isFleet = isFleet
+        self.prefix = prefix
+        self.vehicleID = vehicleID
+        trafficTopics = [topics.traffic, "\(prefix)/traffic"]
+        placesPrefix = "\(prefix)/places/"
+        vehiclePrefix = prefix + "/"
+        destinationsTopic = topics.destinations
+        self.locationTopic = locationTopic ?? topics.rawLocation
+        commandTopic = topics.command
+    }
 
     func target(of topic: String) -> InputTarget {
-        if topic == topics.traffic || topic == "\(prefix)/traffic" { return .traffic }
-        let placesPrefix = "\(prefix)/places/"
+        if trafficTopics.contains(topic) { return .traffic }
         if topic.hasPrefix(placesPrefix) { return .place(String(topic.dropFirst(placesPrefix.count))) }
         if !isFleet {
-            if topic == topics.destinations { return .vehicle(vehicleID, .destinations) }
-            if topic == (locationTopic ?? topics.rawLocation) { return .vehicle(vehicleID, .location) }
-            if topic == topics.command { return .vehicle(vehicleID, .command) }
+            if topic == destinationsTopic { return .vehicle(vehicleID, .destinations) }
+            if topic == locationTopic { return .vehicle(vehicleID, .location) }
+            if topic == commandTopic { return .vehicle(vehicleID, .command) }
             return .unknown
         }
-        let vehiclePrefix = prefix + "/"
-        guard topic.hasPrefix(vehiclePrefix) else { return .unknown }
-        let levels = topic.dropFirst(vehiclePrefix.count).split(separator: "/", omittingEmptySubsequences: false)
-        guard levels.count == 3 else { return .unknown }
-        let vehicleID = String(levels[0])
-        switch (levels[1], levels[2]) {
-        case ("nav", "destinations"): return .vehicle(vehicleID, .destinations)
-        case ("location", "raw"): return .vehicle(vehicleID, .location)
-        case ("nav", "command"): return .vehicle(vehicleID, .command)
+        // Byte by byte (MQTT topics are bytes), without splitting the topic into an array of levels.
+        guard topic.utf8.starts(with: vehiclePrefix.utf8) else { return .unknown }
+        let rest = topic.utf8.dropFirst(vehiclePrefix.utf8.count)
+        guard let slash = rest.firstIndex(of: UInt8(ascii: "/")) else { return .unknown }
+        let input: VehicleInput
+        switch Substring(rest[rest.index(after: slash)...]) {
+        case "nav/destinations": input = .destinations
+        case "location/raw": input = .location
+        case "nav/command": input = .command
         default: return .unknown
         }
+        return .vehicle(String(Substring(rest[..<slash])), input)
     }
 }
 
@@ -56,20 +103,49 @@ extension AgentRuntime {
     /// Entries handled per turn on the queue: between turns the timers run.
     static let drainBatchSize = 64
 
-    /// Handles one batch from the inbox, then comes back for more (after the timers had their turn) until it is empty.
+    /// On `queue` (holding `stateLock`): handles one batch from the inbox, then comes back for more (after the timers
+    /// had their turn) until it is empty.
     func drainInbox() {
+        guard handleBatch() else { return }
+        asyncExclusively { [self] in drainInbox() }
+    }
+
+    /// On the network thread, called when a fix found the inbox idle: handles what the inbox holds now (that fix) at
+    /// once, if the agent's queue is not using the state. Its outputs go to the outbox without waking the network
+    /// thread: it is the caller, and it sends them when the message callback returns. False when the state was busy
+    /// (the caller schedules a drain on the queue instead), or when the fix would start the vehicle's route: a route
+    /// search takes milliseconds to seconds, which the network thread must not spend.
+    func drainInline(vehicleID: String) -> Bool {
+        guard stateLock.try() else { return false }
+        defer { stateLock.unlock() }
+        if sessions[vehicleID]?.waitingForLocation == true { return false }
+        var handled = 0
+        while handleBatch(wakeNetworkThread: false) {
+            handled += 1
+            if handled == 2 {
+                // Not expected (only the network thread puts, and it is here): leave the rest to the queue.
+                asyncExclusively { [self] in drainInbox() }
+                break
+            }
+        }
+        metrics.fixesInline += 1
+        return true
+    }
+
+    /// Handles one batch from the inbox; false when it was empty (which ends the drain: the next `put` or
+    /// `releaseHeld` starts another). One wake-up of the network thread for the batch's outputs, not one per output.
+    private func handleBatch(wakeNetworkThread: Bool = true) -> Bool {
         let batch = inbox.take(maximum: Self.drainBatchSize)
-        if batch.isEmpty { return }
-        // One wake-up of the network thread for the batch's outputs, not one per output.
+        if batch.isEmpty { return false }
         deferringNetworkWake = true
         for refusal in batch.refusals { report(refusal, now: Date()) }
         for entry in batch.entries { handle(entry, now: Date()) }
         deferringNetworkWake = false
-        client.wakeNetworkThread()
-        queue.async { [self] in drainInbox() }
+        if wakeNetworkThread { client.wakeNetworkThread() }
+        return true
     }
 
-    /// One input, on `queue`.
+    /// One input, holding `stateLock`.
     func handle(_ entry: InboxEntry, now: Date) {
         metrics.messagesIn += 1
         let message = entry.message
@@ -341,17 +417,17 @@ extension AgentRuntime {
     // MARK: Timers: simulation, metrics, eviction
 
     func startTimers() {
-        queue.async { [self] in
+        asyncExclusively { [self] in
             let tick = DispatchSource.makeTimerSource(queue: queue)
             tick.schedule(deadline: .now() + .milliseconds(10), repeating: .milliseconds(10), leeway: .milliseconds(2))
-            tick.setEventHandler { [weak self] in self?.tick(now: Date()) }
+            tick.setEventHandler { [weak self] in self?.exclusively { $0.tick(now: Date()) } }
             tick.resume()
             timers.append(tick)
             if configuration.metricsIntervalSeconds > 0 {
                 let interval = configuration.metricsIntervalSeconds
                 let metricsTimer = DispatchSource.makeTimerSource(queue: queue)
                 metricsTimer.schedule(deadline: .now() + interval, repeating: interval, leeway: .milliseconds(100))
-                metricsTimer.setEventHandler { [weak self] in self?.publishMetrics(now: Date()) }
+                metricsTimer.setEventHandler { [weak self] in self?.exclusively { $0.publishMetrics(now: Date()) } }
                 metricsTimer.resume()
                 timers.append(metricsTimer)
             }
@@ -359,11 +435,18 @@ extension AgentRuntime {
                 let interval = max(1, min(60, configuration.idleEvictionSeconds / 4))
                 let evict = DispatchSource.makeTimerSource(queue: queue)
                 evict.schedule(deadline: .now() + interval, repeating: interval, leeway: .seconds(1))
-                evict.setEventHandler { [weak self] in self?.evictIdle(now: Date()) }
+                evict.setEventHandler { [weak self] in self?.exclusively { $0.evictIdle(now: Date()) } }
                 evict.resume()
                 timers.append(evict)
             }
         }
+    }
+
+    /// For a timer's handler (already on `queue`): runs `body` holding `stateLock`.
+    private func exclusively(_ body: (AgentRuntime) -> Void) {
+        stateLock.lock()
+        body(self)
+        stateLock.unlock()
     }
 
     /// Every 10 ms: fixes the rate limit held back and now lets through, the simulators' fixes, and (every 100 ms)
@@ -418,10 +501,10 @@ extension AgentRuntime {
     }
 
     /// For tests and benchmarks: the number of vehicles in memory.
-    public var vehicleCount: Int { queue.sync { sessions.count } }
+    public var vehicleCount: Int { syncExclusively { sessions.count } }
 }
 
-/// Counters and latencies for `agent/metrics`. Used on the agent's queue only.
+/// Counters and latencies for `agent/metrics`. Used only under the agent's state lock.
 final class AgentMetrics {
     var messagesIn = 0
     var messagesOut = 0
@@ -429,6 +512,8 @@ final class AgentMetrics {
     /// Errors the error limit held back (counted when their summary is published).
     var errorsSuppressed = 0
     var fixes = 0
+    /// Fixes handled at once on the network thread (they found the inbox idle), a subset of `fixes`.
+    var fixesInline = 0
     /// Fixes skipped by `InboxLimits.minimumFixSpacingSeconds`.
     var fixesThinned = 0
     var vehiclesCreated = 0
@@ -471,6 +556,7 @@ final class AgentMetrics {
             ("errorsSuppressed", .int(Int64(errorsSuppressed))),
             ("inbox", .object([
                 ("depth", .int(Int64(inbox.depth))),
+                ("fixesInline", .int(Int64(fixesInline))),
                 ("fixesDroppedBacklog", .int(Int64(inbox.fixesDroppedBacklog))),
                 ("fixesCoalescedRate", .int(Int64(inbox.fixesCoalescedRate))),
                 ("inputsRefused", .int(Int64(inbox.inputsRefused))),

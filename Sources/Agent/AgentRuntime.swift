@@ -3,9 +3,11 @@ import MQTT
 
 /// The agent: owns the MQTT client and its outbox, announces itself, and drives one `VehicleSession` per vehicle
 /// (one, or in fleet mode every vehicle under the prefix). Inputs wait in a bounded `InputInbox` and are handled on
-/// one serial queue; outputs go through the outbox.
+/// one serial queue — or, for a fix arriving while the inbox is idle, at once on the network thread (`drainInline`);
+/// outputs go through the outbox.
 public final class AgentRuntime: @unchecked Sendable {
-    // Unchecked: the mutable state below (sessions, metrics, timers) is touched only on `queue`.
+    // Unchecked: the mutable state below (sessions, metrics, timers) is touched only while holding `stateLock`: by
+    // blocks on `queue` (`asyncExclusively`), and by the network thread when it handles a fix inline (`drainInline`).
     public let configuration: AgentConfiguration
     /// The agent's own topics (in single-vehicle mode, the vehicle's).
     public let topics: TopicTree
@@ -14,6 +16,9 @@ public final class AgentRuntime: @unchecked Sendable {
     let startedAt: Date
     let map: NavigationMap?
     let queue = DispatchQueue(label: "edgenav.agent")
+    /// Held while the agent's state is used: by every block on `queue`, and by the MQTT network thread while it
+    /// handles a fix inline. The network thread only ever *tries* it, so it never waits for the queue.
+    let stateLock = NSLock()
 
     /// What the outbox shed and the agent has not yet reported on `agent/error`.
     let shedLedger: ShedLedger
@@ -33,6 +38,8 @@ public final class AgentRuntime: @unchecked Sendable {
     let inbox: InputInbox
     /// Classifies input topics on the network thread.
     let router: InputRouter
+    /// Where the MQTT client's network thread hands every message.
+    let messageInbox = MessageInbox()
     /// The error limit for errors no vehicle session carries (fleet mode).
     var agentErrorThrottle: ErrorThrottle
     /// Vehicles whose sessions hold back errors for a summary.
@@ -113,7 +120,7 @@ public final class AgentRuntime: @unchecked Sendable {
         mqtt.will = MQTTStatusMessage(topic: topics.status, text: will.json)
 
         let topics = self.topics
-        let inbox = MessageInbox()
+        let inbox = messageInbox
         let health = HealthMonitor(
             directory: configuration.stateDirectory, version: EdgeNavVersion.current, mapName: mapName,
             brokerDescription: mqtt.broker.description, notifier: ServiceNotifier(), logger: logger)
@@ -153,13 +160,15 @@ public final class AgentRuntime: @unchecked Sendable {
             ("clientId", configuration.clientID), ("mqtt", configuration.protocolVersion.rawValue),
             ("stateDir", configuration.stateDirectory), ("version", EdgeNavVersion.current),
         ])
+        // READY before the client starts: its first connection event (STATUS=connected) must not overtake READY=1 at
+        // the service manager (on a busy machine the connection could be up before this thread got here).
+        health.start()
         try client.start()
         startTimers()
-        health.start()
-        map?.buildLandmarks(on: queue, logger: logger)
+        map?.buildLandmarks(logger: logger) { [self] install in asyncExclusively(install) }
         if !configuration.isFleet, map != nil {
             // One vehicle: open its journal now, so a trip resumes (and a corrupt journal is reported) at start.
-            queue.async { [self] in _ = session(for: configuration.vehicleID, now: Date()) }
+            asyncExclusively { [self] in _ = session(for: configuration.vehicleID, now: Date()) }
         }
     }
 
@@ -167,7 +176,7 @@ public final class AgentRuntime: @unchecked Sendable {
     /// `timeoutSeconds`) and disconnects cleanly, so the broker does not publish the will.
     public func shutdown(timeoutSeconds: Double = 5, now: Date = Date()) async {
         health.stop()
-        queue.sync {
+        syncExclusively {
             for timer in timers { timer.cancel() }
             timers = []
             retryBacklog()
@@ -178,7 +187,7 @@ public final class AgentRuntime: @unchecked Sendable {
             logger.warning("outbox not empty at shutdown; the rest is sent on the next start",
                            [("messages", String(client.outbox.count))])
         }
-        let stranded = queue.sync {
+        let stranded = syncExclusively {
             retryBacklog()
             return backlog.count
         }
@@ -196,6 +205,24 @@ public final class AgentRuntime: @unchecked Sendable {
             logger.info("published offline status and disconnected")
         } else {
             logger.warning("stopped without the broker acknowledging the offline status; the will covers it")
+        }
+    }
+
+    /// Runs `body` on `queue` holding `stateLock`.
+    func asyncExclusively(_ body: @escaping @Sendable () -> Void) {
+        queue.async { [stateLock] in
+            stateLock.lock()
+            body()
+            stateLock.unlock()
+        }
+    }
+
+    /// Runs `body` on `queue` holding `stateLock`, and waits for it.
+    func syncExclusively<T>(_ body: () -> T) -> T {
+        queue.sync {
+            stateLock.lock()
+            defer { stateLock.unlock() }
+            return body()
         }
     }
 

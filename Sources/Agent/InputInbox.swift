@@ -30,13 +30,21 @@ public struct InboxLimits: Sendable, Equatable {
     /// At most one `agent/error` per vehicle, code and input topic in this many seconds; further ones are counted
     /// and summarised once the interval has passed (`suppressedCount`). Default 1 s; 0 turns the limit off.
     public var errorIntervalSeconds: Double = 1
+    /// A raw fix that finds the inbox idle is handled at once on the MQTT network thread (no hand-off to the agent's
+    /// queue, no wake-up: the lowest latency), but the network thread spends at most this share of each
+    /// `inlineWindowSeconds` that way; beyond, fixes go through the inbox until the next window, so the network
+    /// thread stays free to read, acknowledge and send. Default 0.5; 0 always hands fixes to the queue.
+    public var inlineShare: Double = 0.5
+    /// The window `inlineShare` applies to. Default 0.01 s (so at most 5 ms of inline work in a row).
+    public var inlineWindowSeconds: Double = 0.01
 
     public init() {}
 
     func validate() throws(AgentConfigurationError) {
         guard minimumFixSpacingSeconds >= 0, maximumFixArrivalsPerSecond > 0, maximumFixArrivalsPerSecond.isFinite,
               fixArrivalBurst >= 1, maximumQueuedFixesPerVehicle >= 1, maximumQueuedFixes >= 1,
-              maximumQueuedControlInputsPerVehicle >= 1, maximumQueuedFleetInputs >= 1, errorIntervalSeconds >= 0
+              maximumQueuedControlInputsPerVehicle >= 1, maximumQueuedFleetInputs >= 1, errorIntervalSeconds >= 0,
+              inlineShare >= 0, inlineShare <= 1, inlineWindowSeconds > 0, inlineWindowSeconds.isFinite
         else {
             throw .invalid("inbox limits", "\(self)", "rates, bursts and queue lengths must be positive")
         }
@@ -189,7 +197,8 @@ final class InputInbox: Sendable {
 
     private func put(_ entry: InboxEntry, vehicleID: String, input: VehicleInput, state: inout State) {
         let now = entry.receivedAtNanoseconds
-        var queue = state.vehicles[vehicleID]
+        // Taken out of the dictionary while changed, so its queues are uniquely referenced and append in place.
+        var queue = state.vehicles.removeValue(forKey: vehicleID)
             ?? VehicleQueue(tokens: Double(limits.fixArrivalBurst), refilledAtNanoseconds: now)
         defer { state.vehicles[vehicleID] = queue }
         if input != .location {
@@ -275,7 +284,12 @@ final class InputInbox: Sendable {
     func releaseHeld(now: UInt64) -> Bool {
         state.withLock { state in
             for vehicleID in state.holding {
-                guard var queue = state.vehicles[vehicleID], let held = queue.held else {
+                guard var queue = state.vehicles.removeValue(forKey: vehicleID) else {
+                    state.holding.remove(vehicleID)
+                    continue
+                }
+                guard let held = queue.held else {
+                    state.vehicles[vehicleID] = queue
                     state.holding.remove(vehicleID)
                     continue
                 }
@@ -322,7 +336,7 @@ final class InputInbox: Sendable {
             }
             while batch.entries.count < maximum, state.readyHead < state.ready.count {
                 let vehicleID = state.ready[state.readyHead]
-                guard var queue = state.vehicles[vehicleID] else {
+                guard var queue = state.vehicles.removeValue(forKey: vehicleID) else {
                     state.readyHead += 1
                     continue
                 }

@@ -114,7 +114,9 @@ struct PayloadObject {
     private static func isBoolean(_ value: Any) -> Bool {
         // JSONSerialization gives true/false as NSNumber of ObjC type "c" (char); numbers are "i", "q" or "d".
         guard let number = value as? NSNumber else { return false }
-        return String(cString: number.objCType) == "c"
+        // Compared in place: this runs for every numeric field of every fix, and a String per call was measurable.
+        let type = number.objCType
+        return type[0] == CChar(UInt8(ascii: "c")) && type[1] == 0
     }
 
     func double(_ key: String) throws(AgentInputError) -> Double? {

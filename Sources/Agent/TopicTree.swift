@@ -4,6 +4,8 @@
 public struct TopicTree: Sendable, Equatable {
     public let prefix: String
     public let vehicleID: String
+    /// Every output topic's full name, in `OutputTopic.allCases` order: built once, not per message.
+    private let outputNames: [String]
 
     /// - Throws: `AgentConfigurationError` when the prefix or vehicle id would make an invalid or
     ///   ambiguous topic (wildcards, empty levels, NUL).
@@ -12,13 +14,14 @@ public struct TopicTree: Sendable, Equatable {
         try Self.validateTopicLevel(vehicleID, what: "vehicle id")
         self.prefix = prefix
         self.vehicleID = vehicleID
+        outputNames = OutputTopic.allCases.map { "\(prefix)/\(vehicleID)/\($0.rawValue)" }
     }
 
     /// `{prefix}/{vid}`.
     public var vehicleRoot: String { "\(prefix)/\(vehicleID)" }
 
     /// The full name of an output topic.
-    public func output(_ topic: OutputTopic) -> String { "\(vehicleRoot)/\(topic.rawValue)" }
+    public func output(_ topic: OutputTopic) -> String { outputNames[OutputTopic.allCases.firstIndex(of: topic)!] }
 
     // MARK: Inputs
     /// Destination assignments from dispatch (retained by dispatch).

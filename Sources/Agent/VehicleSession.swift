@@ -7,13 +7,13 @@ import Routing
 
 /// The map and everything derived from it that all vehicles share (one per process).
 public final class NavigationMap: @unchecked Sendable {
-    // Unchecked: the graph is immutable after load; the router and the search scratch are used only from the agent's
-    // serial queue (both keep search labels between queries); the place book locks itself.
+    // Unchecked: the graph is immutable after load; the router and the search scratch are used only while the agent
+    // holds its state lock (both keep search labels between queries); the place book locks itself.
     public let graph: RoadGraph
     public let router: Router
     public let index: RoadGeometryIndex
-    /// The map matchers' search labels (16 bytes per node), shared by every vehicle: all of them run on the agent's
-    /// serial queue, one at a time.
+    /// The map matchers' search labels (16 bytes per node), shared by every vehicle: all of them run under the
+    /// agent's state lock, one at a time.
     public let searchScratch: RoadSearchScratch
     public let places: PlaceBook
     public let name: String
@@ -28,17 +28,19 @@ public final class NavigationMap: @unchecked Sendable {
     }
 
     /// Builds landmark tables (ALT) for the modes fleets drive on a background thread, then installs them in the
-    /// shared router on `queue` (where the router is used): reroutes become several times faster than the plain
-    /// bidirectional Dijkstra the router answers with meanwhile (and keeps using for other modes). The build costs
+    /// shared router through `install` (which runs its block where the router may be used: the agent's exclusive
+    /// section): reroutes become several times faster than the plain bidirectional Dijkstra the router answers
+    /// with meanwhile (and keeps using for other modes). The build costs
     /// 3 × 16 searches per (mode, strategy): milliseconds on a city, seconds on a large region — which is why the
     /// agent does not wait for it.
-    public func buildLandmarks(on queue: DispatchQueue, modes: [TravelMode] = [.driving, .taxi], logger: Logger) {
+    public func buildLandmarks(modes: [TravelMode] = [.driving, .taxi], logger: Logger,
+                               install: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) {
         let graph = self.graph
         DispatchQueue.global(qos: .utility).async { [self] in
             let started = Date()
             let index = LandmarkIndex.build(graph: graph, modes: modes)
             let seconds = Date().timeIntervalSince(started)
-            queue.async {
+            install {
                 self.router.install(landmarks: index)
                 logger.info("route landmarks ready", [
                     ("modes", modes.map(\.rawValue).joined(separator: ",")),
@@ -167,7 +169,7 @@ public protocol TripStateStore: AnyObject {
 }
 
 /// One vehicle: its navigator, its trip, its message numbering. Inputs in, outputs out; no I/O except through the
-/// store, no clock (every call takes `now`, the agent's receive time). Confined to the agent's serial queue.
+/// store, no clock (every call takes `now`, the agent's receive time). Used only under the agent's state lock.
 public final class VehicleSession {
     public let vehicleID: String
     public let map: NavigationMap

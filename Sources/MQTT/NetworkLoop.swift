@@ -113,7 +113,15 @@ final class NetworkLoop {
         if revents & Int16(POLLIN | POLLERR | POLLHUP) != 0 {
             // Errors are reported through on_disconnect (libmosquitto calls it and closes the socket).
             if revents & Int16(POLLIN) != 0 { liveness.brokerBytesReceived() }
+            // Corked while reading when many packets are likely (libmosquitto reads as many per call as we have
+            // messages in flight): it writes a PUBACK for every QoS 1 message it reads, and the message callback
+            // may have queued outputs (a fix handled inline); all of them leave as one segment below. With few in
+            // flight it reads a packet or two per call, and the two extra system calls would only slow a flood.
+            let corked = inflight.count < Self.inflightToCorkReads ? false : cork()
+            let deliveredBefore = messagesDelivered
             callLoop("mosquitto_loop_read") { mosquitto_loop_read($0, 1) }
+            if messagesDelivered != deliveredBefore { pumpOutbox() }
+            if corked { uncork() }
         }
         if handle.socket >= 0 && (revents & Int16(POLLOUT) != 0) {
             callLoop("mosquitto_loop_write") { mosquitto_loop_write($0, 1) }
@@ -308,8 +316,9 @@ final class NetworkLoop {
             let payload =
                 message.payloadlen > 0 && message.payload != nil
                 ? Array(UnsafeRawBufferPointer(start: message.payload, count: Int(message.payloadlen))) : []
-            NetworkLoop.from(userdata).onMessage(
-                MQTTMessage(topic: String(cString: topic), payload: payload, retain: message.retain))
+            let loop = NetworkLoop.from(userdata)
+            loop.messagesDelivered &+= 1
+            loop.onMessage(MQTTMessage(topic: String(cString: topic), payload: payload, retain: message.retain))
         }
         mosquitto_log_callback_set(raw) { _, userdata, level, text in
             guard level & Int32(MOSQ_LOG_ERR) != 0, let text else { return }
@@ -381,9 +390,15 @@ final class NetworkLoop {
             lastOutboxSync = clock.now
         }
         guard sessionUp, finalMid == nil, machine.state == .connected else { return }
+        // libmosquitto writes each PUBLISH to the socket as it is queued. Corked, the kernel sends what a batch
+        // wrote as one segment when uncorked, instead of pushing every message through loopback (or the network
+        // stack) on its own: most of the cost of a small publish.
+        var corked = false
+        defer { if corked { uncork() } }
         while inflight.count < configuration.maxInflightMessages {
             let batch = outbox.pending(after: highestSent, limit: configuration.maxInflightMessages - inflight.count)
             if batch.isEmpty { return }
+            if !corked && batch.count > 1 { corked = cork() }
             for message in batch {
                 var mid: Int32 = 0
                 let rc = message.payload.withUnsafeBytes { bytes in
@@ -408,6 +423,35 @@ final class NetworkLoop {
                 }
             }
         }
+    }
+
+    /// Messages in flight from which a read is corked (see `waitForIO`).
+    static let inflightToCorkReads = 16
+    /// Messages handed to `onMessage` so far (wraps): tells whether a read delivered any, whose callback may have
+    /// published.
+    private var messagesDelivered = 0
+    /// True while TCP_CORK is set on the broker socket.
+    private var isCorked = false
+
+    /// Sets TCP_CORK on the broker socket. True when this call corked it (and must `uncork`); false when it was
+    /// corked already or cannot be (no socket, not TCP).
+    private func cork() -> Bool {
+        guard !isCorked, setCorkOption(1) else { return false }
+        isCorked = true
+        return true
+    }
+
+    /// Clears TCP_CORK: the kernel sends what was written while corked.
+    private func uncork() {
+        isCorked = false
+        _ = setCorkOption(0)
+    }
+
+    private func setCorkOption(_ value: Int32) -> Bool {
+        let socket = handle.socket
+        guard socket >= 0 else { return false }
+        var value = value
+        return setsockopt(socket, Int32(IPPROTO_TCP), TCP_CORK, &value, socklen_t(MemoryLayout<Int32>.size)) == 0
     }
 
     // MARK: Callback events, handled outside libmosquitto
