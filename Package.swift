@@ -14,6 +14,8 @@ let package = Package(
     targets: [
         // MARK: Geometry and road data
         .target(name: "Geo"),
+        // One seeded generator for simulators, randomized tests and benchmark workloads.
+        .target(name: "SeededRandom"),
         .target(name: "RoadGraph", dependencies: ["Geo"]),
 
         // MARK: Ingest (libosmium lives behind one C++ shim)
@@ -27,10 +29,10 @@ let package = Package(
         .target(name: "OSMImport", dependencies: ["RoadGraph", "COsmiumShim"]),
 
         // MARK: Query
-        .target(name: "Routing", dependencies: ["RoadGraph"]),
+        .target(name: "Routing", dependencies: ["RoadGraph", "SeededRandom"]),
         .target(name: "MapMatching", dependencies: ["Geo", "RoadGraph", "Routing"]),
         // Drives routes and makes noisy GPS traces with ground truth (tests, benchmarks, the location simulator).
-        .target(name: "TraceSimulation", dependencies: ["Geo", "RoadGraph", "Routing", "MapMatching"]),
+        .target(name: "TraceSimulation", dependencies: ["Geo", "RoadGraph", "Routing", "MapMatching", "SeededRandom"]),
         .target(name: "Navigation", dependencies: ["Geo", "RoadGraph", "Routing", "MapMatching", "TraceSimulation"]),
 
         // MARK: Transport (libmosquitto lives behind CMosquitto and MQTT)
@@ -57,7 +59,7 @@ let package = Package(
 
         // MARK: Benchmarks (release builds, driven by scripts/bench-*)
         .executableTarget(
-            name: "bench-routing", dependencies: ["Routing", "OSMImport", "RoadGraph"], path: "Benchmarks/Routing",
+            name: "bench-routing", dependencies: ["Routing", "OSMImport", "RoadGraph", "SeededRandom"], path: "Benchmarks/Routing",
             exclude: ["reference.py", "compare.py", "report.py"]
         ),
 
@@ -66,10 +68,11 @@ let package = Package(
                           path: "Fuzz/Sources/edgenav-fuzz"),
 
         // MARK: Test support: a real mosquitto launcher, ASCII-art maps
-        .target(name: "TestKit", dependencies: ["Geo"]),
+        .target(name: "TestKit", dependencies: ["Geo", "SeededRandom"]),
 
         // MARK: Tests (mirroring Sources/)
         .testTarget(name: "GeoTests", dependencies: ["Geo", "TestKit"]),
+        .testTarget(name: "SeededRandomTests", dependencies: ["SeededRandom"]),
         .testTarget(name: "RoadGraphTests", dependencies: ["RoadGraph", "TestKit"]),
         .testTarget(name: "OSMImportTests", dependencies: ["OSMImport", "RoadGraph", "TestKit"]),
         .testTarget(name: "RoutingTests", dependencies: ["Routing", "RoadGraph", "OSMImport", "TestKit"]),

@@ -10,6 +10,7 @@ import Foundation
 import Geo
 import OSMImport
 import RoadGraph
+import SeededRandom
 import Routing
 
 struct Pair: Decodable {
@@ -172,14 +173,8 @@ func gridCommand(nodeCount: Int, pairCount: Int, dijkstraPairs: Int) throws {
         "buildSeconds": buildSeconds, "rssAfterBuildMiB": rssGraph - rssStart, "landmarkSeconds": landmarkSeconds,
         "landmarkBytes": landmarks.memoryBytes, "rssWithRouterMiB": residentMiB() - rssStart,
     ])
-    var seeded = UInt64(42)
-    func nextRandom() -> Double {  // SplitMix64 → [0, 1): reproducible pairs
-        seeded &+= 0x9E37_79B9_7F4A_7C15
-        var z = seeded
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return Double((z ^ (z >> 31)) >> 11) / Double(1 << 53)
-    }
+    var seeded = SplitMix64(seed: 42)
+    func nextRandom() -> Double { seeded.nextUnit() }  // reproducible pairs
     let extent = Double(side - 1) * 100
     var pairs: [Pair] = []
     for id in 0..<pairCount {

@@ -1,4 +1,5 @@
 import RoadGraph
+import SeededRandom
 
 /// ALT landmark distances (Goldberg & Harrelson, "Computing the shortest path: A* search meets graph theory",
 /// 2005) for each (travel mode, strategy) pair it was built for.
@@ -156,12 +157,9 @@ private struct NodeMetric {
         let units = quantized(quantum)
         var landmarks: [NodeID] = []
         if !usable.isEmpty && landmarkCount > 0 {
-            // SplitMix64 step: a deterministic start node without global random state.
-            var z = seed &+ 0x9E37_79B9_7F4A_7C15
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            z ^= z >> 31
-            var anchor = [usable[Int(z % UInt64(usable.count))]]
+            // A deterministic start node without global random state.
+            var rng = SplitMix64(seed: seed)
+            var anchor = [usable[Int(rng.next() % UInt64(usable.count))]]
             while landmarks.count < min(landmarkCount, usable.count) {
                 let dist = distances(from: anchor, reverse: false, weights: units)
                 var farthest: NodeID?

@@ -3,26 +3,10 @@ import Geo
 import MapMatching
 import RoadGraph
 import Routing
+import SeededRandom
 
-/// SplitMix64 (Steele, Lea & Flood 2014): a tiny seeded generator, so simulated drives are reproducible.
-public struct SplitMix64: RandomNumberGenerator, Sendable {
-    private var state: UInt64
-    public init(seed: UInt64) { state = seed }
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// A standard normal deviate (Box–Muller).
-    public mutating func normal() -> Double {
-        let u1 = max(Double.leastNonzeroMagnitude, Double.random(in: 0..<1, using: &self))
-        let u2 = Double.random(in: 0..<1, using: &self)
-        return (-2 * log(u1)).squareRoot() * cos(2 * .pi * u2)
-    }
-}
+/// The package's seeded generator (`SeededRandom`), named here so that simulator users need no second import.
+public typealias SplitMix64 = SeededRandom.SplitMix64
 
 /// A period without fixes (tunnel, garage, receiver off).
 public struct SimulatedGap: Sendable, Hashable {
