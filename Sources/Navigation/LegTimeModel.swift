@@ -10,6 +10,15 @@ import Routing
 /// - traffic signal at the node (`EdgeFlags.trafficSignalsAtTarget`): `trafficSignalSeconds` — a 90 s cycle with
 ///   about half red gives an expected wait of 0.5 × 45 s / 2 ≈ 11 s, plus ≈ 7 s lost braking and accelerating
 ///   for the share of arrivals that stop; a turn at a signal adds its turn delay on top;
+/// - a signal node within `signalClusterMeters` of the previous charged signal node along the route is part of the
+///   same signalised junction (OSM tags each approach, carriageway and crossing of one junction; Helsinki puts
+///   2–4 signal nodes on one crossing): the vehicle waits there once, so only the first node of a cluster is
+///   charged `trafficSignalSeconds`, and the others count as signal-controlled without a wait of their own (so
+///   does a junction node without a signal tag in that reach: the junction the stop-line signal controls);
+/// - a signal on a node that is no junction and has no junction within `stopLineReachMeters` ahead on the route (a
+///   pedestrian crossing between junctions) is charged `crossingSignalSeconds`: it is red for cars only when
+///   someone has asked to cross. (A signal node a few metres before a junction is its stop line, as many cities
+///   map them: that is the junction's signal.)
 /// - no junction (the node joins only this way and its continuation) : a bend sharper than 60° costs
 ///   `sharpBendSeconds`, otherwise nothing;
 /// - a junction without a signal: straight on (|turn| ≤ 30°) `uncontrolledCrossingSeconds` (yielding, slowing),
@@ -18,11 +27,21 @@ import Routing
 public struct JunctionDelayModel: Sendable, Hashable {
     /// Default 18 s.
     public var trafficSignalSeconds: Double = 18
-    /// The part of `trafficSignalSeconds` lost braking and accelerating, not waiting. Default 7 s. A traffic
+    /// The part of `trafficSignalSeconds` lost braking and accelerating, not waiting. Default 3.5 s. A traffic
     /// observation is a moving speed along the way (stops excluded), which already holds this part and every turn
     /// and crossing slow-down: on an edge that traffic covers, only the rest (the expected wait) is charged.
     public var trafficSignalSlowdownSeconds: Double = 3.5
-    /// The share of a turn or crossing delay still charged on an edge that traffic covers. Default 0.5: a way's
+    /// Signal nodes closer than this along the route to the last charged one belong to the same junction and are
+    /// not charged again, metres. Default 40: the far side of a dual carriageway or a large crossing, not the next
+    /// junction of a city block (Helsinki's blocks are 60–150 m).
+    public var signalClusterMeters: Double = 40
+    /// A signal between junctions (pedestrian crossing), seconds. Default 5: about a quarter of the cars stop for
+    /// 15–20 s, plus slowing.
+    public var crossingSignalSeconds: Double = 5
+    /// A signal node that is no junction belongs to the first junction at most this far ahead on the route (its stop
+    /// line), metres. Default 25.
+    public var stopLineReachMeters: Double = 25
+    /// The share of a turn or crossing delay still charged on an edge that traffic covers. Default 0.75: a way's
     /// median moving speed holds part of the slow-down (the braking and accelerating samples on the way), not
     /// all of it (a median passes over short slow stretches).
     public var turnDelayShareUnderTraffic: Double = 0.75
@@ -40,28 +59,100 @@ public struct JunctionDelayModel: Sendable, Hashable {
     public var rightHandTraffic: Bool = true
     public init() {}
 
-    /// The delay between route edges `from` and `to` (consecutive, `target(from) == source(to)`), seconds.
+    /// How a signal at the node between two route edges is charged.
+    public enum SignalCharge: Sendable, Hashable {
+        /// No signal at the node.
+        case none
+        /// The first signal node of a junction: the wait, `trafficSignalSeconds`.
+        case junction
+        /// A further signal node of a junction already charged: signal-controlled, no wait of its own.
+        case sameJunction
+        /// A signal at a node that is no junction: `crossingSignalSeconds`.
+        case crossing
+    }
+
+    /// The delay between route edges `from` and `to` (consecutive, `target(from) == source(to)`), seconds, for a
+    /// signal node charged on its own (see `delays(along:graph:mode:)` for a whole route).
     public func delaySeconds(from: EdgeID, to: EdgeID, graph: RoadGraph, mode: TravelMode) -> Double {
         delay(from: from, to: to, graph: graph, mode: mode).seconds
     }
 
     /// The delay, seconds, and the part of it still charged when traffic covers the edge `from` (a signal's wait,
-    /// `turnDelayShareUnderTraffic` of the turn; see `trafficSignalSlowdownSeconds`).
+    /// `turnDelayShareUnderTraffic` of the turn; see `trafficSignalSlowdownSeconds`), for a signal node charged on
+    /// its own.
     public func delay(from: EdgeID, to: EdgeID, graph: RoadGraph, mode: TravelMode) -> (
         seconds: Double, underTrafficSeconds: Double
     ) {
-        let seconds = totalDelaySeconds(from: from, to: to, graph: graph, mode: mode)
         let signal = graph.flags(of: from).contains(.trafficSignalsAtTarget)
-        let signalPart = signal ? trafficSignalSeconds : 0
-        let waiting = signal ? max(0, trafficSignalSeconds - trafficSignalSlowdownSeconds) : 0
+        let isCrossing = signal && branchCount(at: from, graph: graph) <= 1 && branchCount(at: to, graph: graph) <= 1
+        let charge: SignalCharge = !signal ? .none : isCrossing ? .crossing : .junction
+        return delay(from: from, to: to, signal: charge, graph: graph, mode: mode)
+    }
+
+    /// The delay at the end of every edge of `edges` (a route; the last entry is 0), with the signal nodes of one
+    /// junction charged once (`signalClusterMeters`). `portionsMeters[i]` is the length of edge i the route uses;
+    /// a piece shorter than 1 m at either end of the route means the route starts or ends at the node: no turn
+    /// happens there. Returns (seconds, seconds still charged under traffic) per edge.
+    public func delays(
+        along edges: [EdgeID], portionsMeters: [Double], graph: RoadGraph, mode: TravelMode
+    ) -> [(seconds: Double, underTrafficSeconds: Double)] {
+        var out = Array(repeating: (seconds: 0.0, underTrafficSeconds: 0.0), count: edges.count)
+        var sinceChargedSignal = Double.infinity  // metres driven since the last charged junction signal
+        for i in 0..<max(0, edges.count - 1) {
+            sinceChargedSignal += portionsMeters[i]
+            guard portionsMeters[i] >= 1 && portionsMeters[i + 1] >= 1 else { continue }
+            var charge = SignalCharge.none
+            if graph.flags(of: edges[i]).contains(.trafficSignalsAtTarget) {
+                if !junctionAhead(of: i, along: edges, portionsMeters: portionsMeters, graph: graph) {
+                    charge = .crossing
+                } else if sinceChargedSignal < signalClusterMeters {
+                    charge = .sameJunction
+                } else {
+                    charge = .junction
+                    sinceChargedSignal = 0
+                }
+            } else if sinceChargedSignal < signalClusterMeters {
+                charge = .sameJunction  // a junction node just past its signal's stop line
+            }
+            out[i] = delay(from: edges[i], to: edges[i + 1], signal: charge, graph: graph, mode: mode)
+        }
+        return out
+    }
+
+    private func delay(from: EdgeID, to: EdgeID, signal: SignalCharge, graph: RoadGraph, mode: TravelMode) -> (
+        seconds: Double, underTrafficSeconds: Double
+    ) {
+        let seconds = totalDelaySeconds(from: from, to: to, signal: signal, graph: graph, mode: mode)
+        let signalPart: Double
+        switch signal {
+        case .none, .sameJunction: signalPart = 0
+        case .junction: signalPart = trafficSignalSeconds
+        case .crossing: signalPart = crossingSignalSeconds
+        }
+        // The braking and accelerating share of a signal's charge is what a traffic observation already holds.
+        let slowdownShare = trafficSignalSeconds > 0 ? trafficSignalSlowdownSeconds / trafficSignalSeconds : 0
+        let waiting = max(0, signalPart * (1 - slowdownShare))
         return (seconds, waiting + turnDelayShareUnderTraffic * max(0, seconds - signalPart))
     }
 
-    private func totalDelaySeconds(from: EdgeID, to: EdgeID, graph: RoadGraph, mode: TravelMode) -> Double {
-        let turn = signedTurnDegrees(from: from, to: to, graph: graph)
-        let node = graph.target(of: from)
-        let cameFrom = graph.source(of: from)
-        // Other roads meeting at the node (any direction, any mode): two or more make it a junction.
+    /// Whether the end node of `edges[i]` is a junction, or one lies within `stopLineReachMeters` after it on the
+    /// route (before the route's last node).
+    private func junctionAhead(of i: Int, along edges: [EdgeID], portionsMeters: [Double], graph: RoadGraph) -> Bool {
+        var j = i
+        var ahead = 0.0
+        while j < edges.count - 1 && ahead <= stopLineReachMeters {
+            if branchCount(at: edges[j], graph: graph) >= 2 { return true }
+            j += 1
+            ahead += portionsMeters[j]
+        }
+        return false
+    }
+
+    /// Other roads meeting at the end node of `edge` (any direction, any mode), not counting the one it came from:
+    /// two or more make the node a junction.
+    private func branchCount(at edge: EdgeID, graph: RoadGraph) -> Int {
+        let node = graph.target(of: edge)
+        let cameFrom = graph.source(of: edge)
         var neighbours: [NodeID] = []
         for e in graph.outgoingEdges(of: node) {
             let n = graph.target(of: e)
@@ -71,10 +162,21 @@ public struct JunctionDelayModel: Sendable, Hashable {
             let n = graph.source(of: e)
             if n != cameFrom && !neighbours.contains(n) { neighbours.append(n) }
         }
-        let branches = neighbours.count
-        let signal = graph.flags(of: from).contains(.trafficSignalsAtTarget)
+        return neighbours.count
+    }
+
+    private func totalDelaySeconds(
+        from: EdgeID, to: EdgeID, signal: SignalCharge, graph: RoadGraph, mode: TravelMode
+    ) -> Double {
+        let turn = signedTurnDegrees(from: from, to: to, graph: graph)
+        let branches = branchCount(at: from, graph: graph)
         let magnitude = abs(turn)
-        var delay = signal ? trafficSignalSeconds : 0
+        var delay: Double
+        switch signal {
+        case .none, .sameJunction: delay = 0
+        case .junction: delay = trafficSignalSeconds
+        case .crossing: delay = crossingSignalSeconds
+        }
         if branches <= 1 {
             if magnitude > 60 { delay += sharpBendSeconds }
             return delay
@@ -84,7 +186,7 @@ public struct JunctionDelayModel: Sendable, Hashable {
         } else if magnitude > 30 {
             let towardsKerb = rightHandTraffic ? turn > 0 : turn < 0
             delay += towardsKerb ? kerbSideTurnSeconds : crossingTurnSeconds
-        } else if !signal {
+        } else if signal == .none {
             delay += uncontrolledCrossingSeconds
         }
         return delay
@@ -146,9 +248,8 @@ struct LegTimeModel {
             junction.append(0)
             underTraffic.append(0)
         }
-        // A leg that starts or ends exactly at a node has a zero-length first or last piece: no turn happens there.
-        for i in 0..<max(0, edges.count - 1) where portions[i] >= 1 && portions[i + 1] >= 1 {
-            (junction[i], underTraffic[i]) = junctions.delay(from: edges[i], to: edges[i + 1], graph: graph, mode: mode)
+        for (i, d) in junctions.delays(along: edges, portionsMeters: portions, graph: graph, mode: mode).enumerated() {
+            (junction[i], underTraffic[i]) = d
         }
         portionsMeters = portions
         freeFlowSeconds = free

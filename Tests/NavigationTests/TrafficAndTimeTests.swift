@@ -28,21 +28,62 @@ import Testing
                             D
             """, gridMeters: 25, ways: [.init("AB"), .init("BC"), .init("ECD")], signals: ["B"])
         let free = 400 / (50 / 3.6)
+        // B joins only A–B and B–C and no junction lies within 25 m after it: a pedestrian crossing's signal, 5 s.
         let (_, toC) = start(roads, to: "C")
         let straight = try #require(toC.routeChanges.first?.durationSeconds)
-        #expect(abs(straight - (free + 18)) < 0.01)  // B joins only A–B and B–C: a signal, no junction
+        #expect(abs(straight - (free + 5)) < 0.01)
         let (_, toD) = start(roads, to: "D")
         let right = try #require(toD.routeChanges.first?.durationSeconds)
-        #expect(abs(right - (free + 50 / (50 / 3.6) + 18 + 5)) < 0.01)
+        #expect(abs(right - (free + 50 / (50 / 3.6) + 5 + 5)) < 0.01)
         let (_, toE) = start(roads, to: "E")
         let left = try #require(toE.routeChanges.first?.durationSeconds)
-        #expect(abs(left - (free + 50 / (50 / 3.6) + 18 + 8)) < 0.01)
+        #expect(abs(left - (free + 50 / (50 / 3.6) + 5 + 8)) < 0.01)
+    }
+
+    @Test func theSignalNodesOfOneJunctionAreChargedOnce() throws {
+        // A dual carriageway F–H / G–I crossed at C and D, a signal on each carriageway. 20 m apart (one junction:
+        // one wait), the vehicle is charged 18 s; 100 m apart (two junctions) 2 × 18 s. Straight on at a signal
+        // adds no crossing delay.
+        let drawing = """
+                    F   G
+                    |   |
+            A---B---C---D---E
+                    |   |
+                    H   I
+            """
+        let ways: [DrawnRoads.Way] = [.init("ABCDE"), .init("FCH"), .init("GDI")]
+        let near = try DrawnRoads(drawing, gridMeters: 5, ways: ways, signals: ["C", "D"])
+        let (_, nearEvents) = start(near, to: "E")
+        let metersPerSecond: Double = 50 / 3.6
+        let nearSeconds: Double = try #require(nearEvents.routeChanges.first?.durationSeconds)
+        #expect(abs(nearSeconds - (80 / metersPerSecond + 18)) < 0.01)
+        let far = try DrawnRoads(drawing, gridMeters: 25, ways: ways, signals: ["C", "D"])
+        let (_, farEvents) = start(far, to: "E")
+        let farSeconds: Double = try #require(farEvents.routeChanges.first?.durationSeconds)
+        #expect(abs(farSeconds - (400 / metersPerSecond + 36)) < 0.01)
+    }
+
+    @Test func aSignalAtTheStopLineIsTheJunctionsSignal() throws {
+        // The signal is mapped on B, 5 m before the junction C (as many cities map stop lines): the junction's
+        // wait, 18 s, and C itself, which the signal controls, adds no crossing delay of its own.
+        let roads = try DrawnRoads(
+            """
+                         E
+                         |
+            A-----------BC---D
+                         |
+                         F
+            """, gridMeters: 5, ways: [.init("ABCD"), .init("ECF")], signals: ["B"])
+        let (_, events) = start(roads, to: "D")
+        let seconds: Double = try #require(events.routeChanges.first?.durationSeconds)
+        let metersPerSecond: Double = 50 / 3.6
+        #expect(abs(seconds - (85 / metersPerSecond + 18)) < 0.01)
     }
 
     @Test func trafficSpeedsAlreadyHoldTheSlowDownsAtJunctions() throws {
-        // As above: a signal at B, a right turn at C to D. A feed on A–B and B–C (moving speeds, 50 km/h: no
-        // slower than free flow) leaves only the signal's expected wait (18 − 3.5 s of braking and accelerating)
-        // and three quarters of the 5 s turn; C–D is not covered, nothing follows it.
+        // As above but the signal at the junction C, where the route turns right to D. A feed on A–B and B–C
+        // (moving speeds, 50 km/h: no slower than free flow) leaves only the signal's expected wait (18 − 3.5 s of
+        // braking and accelerating) and three quarters of the 5 s turn; C–D is not covered, nothing follows it.
         let roads = try DrawnRoads(
             """
                             E
@@ -50,7 +91,7 @@ import Testing
             A-------B-------C
                             |
                             D
-            """, gridMeters: 25, ways: [.init("AB"), .init("BC"), .init("ECD")], signals: ["B"])
+            """, gridMeters: 25, ways: [.init("AB"), .init("BC"), .init("ECD")], signals: ["C"])
         let free = 400 / (50 / 3.6) + 50 / (50 / 3.6)
         let (nav, _) = start(roads, to: "D")
         #expect(abs(try #require(nav.currentRouteLeg).durationSeconds - (free + 18 + 5)) < 0.01)
