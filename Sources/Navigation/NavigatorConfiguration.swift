@@ -90,6 +90,10 @@ public struct NavigatorConfiguration: Sendable, Hashable {
     /// step. Default 10 m.
     public var divergenceCourseSpanMeters: Double = 10
 
+    /// The sequential test between the route and each road leaving it at the junctions the vehicle passes
+    /// (`JunctionBranchTest`): leaving at a fork is decided from the geometry of both roads, fix by fix.
+    public var junctionBranches = JunctionBranchTestConfiguration()
+
     /// A fix within the route's corridor counts as leaving when its course contradicts every direction of the leg
     /// within this distance along it of the fix's position (1), or 2 when the matcher also holds it on another road
     /// whose direction is within `matchedRoadCourseDegrees` of the course. Default 25 m (the along-road error of a

@@ -89,6 +89,8 @@ public final class NavigatorCore {
         /// the next leg elsewhere (from the nearest road of the main network when the waypoint has no way out), and
         /// until the vehicle has made progress on this leg, being near there is not leaving it.
         var previousLegEnd: Coordinate?
+        /// The open "route or branch" tests at the junctions around the progress.
+        var branches: JunctionBranchTest
     }
 
     // MARK: Reading the route
@@ -116,6 +118,10 @@ public final class NavigatorCore {
 
     /// The off-route divergence sum so far (see `NavigatorConfiguration.divergenceThreshold`), for diagnostics.
     public var offRouteDivergence: Double { divergence }
+
+    /// The largest log-likelihood ratio of a branch over the route among the open junction tests (see
+    /// `NavigatorConfiguration.junctionBranches`), for diagnostics; nil when none is open.
+    public var offRouteBranchLogOdds: Double? { progress?.branches.largestLogLikelihoodRatio }
 
     /// The current leg as handed to the road-snapping provider.
     public var activeLeg: ActiveLeg? { progress?.route }
@@ -276,7 +282,14 @@ public final class NavigatorCore {
             progress = p
         }
         if var p = progress, !p.arrived {
-            if isOffRoute(snapped, previous: previous, secondsSincePrevious: previous.map { time.timeIntervalSince($0.timestamp) }) {
+            let seconds = previous.map { time.timeIntervalSince($0.timestamp) }
+            if let branch = testBranches(snapped, previous: previous, seconds: seconds, speed: speed) {
+                offRouteEvidence = 0
+                divergence = 0
+                if let reroute = reroute(from: snapped, reason: .offRoute, at: time, origin: branch) {
+                    events.append(reroute)
+                }
+            } else if isOffRoute(snapped, previous: previous, secondsSincePrevious: seconds) {
                 offRouteEvidence = 0
                 divergence = 0
                 if let reroute = reroute(from: snapped, reason: .offRoute, at: time) { events.append(reroute) }
@@ -365,8 +378,11 @@ public final class NavigatorCore {
         return avoid
     }
 
-    /// Routes from the last snapped position (heading = its course when moving) to `destinations`.
-    private func route(to destinations: [ResolvedWaypoint], at time: Date) -> (status: RouteStatus, legs: [RouteLeg]?) {
+    /// Routes from the last snapped position (heading = its course when moving), or from `originOverride`, to
+    /// `destinations`.
+    private func route(
+        to destinations: [ResolvedWaypoint], at time: Date, originOverride: Waypoint? = nil
+    ) -> (status: RouteStatus, legs: [RouteLeg]?) {
         guard let here = lastSnapped else { return (.locationUnavailable, nil) }
         var heading: Double?
         if let speed = here.fix.speedMetersPerSecond ?? ownSpeed,
@@ -374,8 +390,9 @@ public final class NavigatorCore {
         {
             heading = here.fix.courseDegrees ?? here.courseDegrees
         }
-        let origin = Waypoint(
-            here.edge == nil ? here.fix.coordinate : here.coordinate, preferredHeadingDegrees: heading)
+        let origin =
+            originOverride
+            ?? Waypoint(here.edge == nil ? here.fix.coordinate : here.coordinate, preferredHeadingDegrees: heading)
         let request = RouteRequest(
             origin: origin,
             destinations: destinations.map {
@@ -386,7 +403,7 @@ public final class NavigatorCore {
             travelMode: travelMode, avoid: avoidOptions,
             traffic: traffic.snapshot(graph: graph, mode: travelMode, at: time))
         var response = router.route(request)
-        if response.status == .noRouteFound && heading != nil {
+        if response.status == .noRouteFound && request.origin.preferredHeadingDegrees != nil {
             // The road in the travel direction may lead nowhere (a oneway out of the map): try either direction.
             var either = request
             either.origin.preferredHeadingDegrees = nil
@@ -415,7 +432,8 @@ public final class NavigatorCore {
         progress = LegProgress(
             route: route, time: model, along: 0, velocity: max(0, ownSpeed ?? 0), updatedAt: time,
             lastMeasurement: 0,
-            startedStanding: (ownSpeed ?? 0) < configuration.minimumSpeedForCourseMetersPerSecond)
+            startedStanding: (ownSpeed ?? 0) < configuration.minimumSpeedForCourseMetersPerSecond,
+            branches: JunctionBranchTest(configuration: configuration.junctionBranches))
     }
 
     private func dropRoute() {
@@ -456,11 +474,14 @@ public final class NavigatorCore {
             durationSeconds: summaries.reduce(0) { $0 + $1.durationSeconds }, legs: summaries)
     }
 
-    /// Reroutes the remaining destinations from the snapped position; nil (route kept) when no route is found.
-    private func reroute(from snapped: SnappedFix, reason: RouteChangeReason, at time: Date) -> NavigationEvent? {
+    /// Reroutes the remaining destinations from the snapped position (or `origin`); nil (route kept) when no route
+    /// is found.
+    private func reroute(
+        from snapped: SnappedFix, reason: RouteChangeReason, at time: Date, origin: Waypoint? = nil
+    ) -> NavigationEvent? {
         let remaining = destinations
         let wasArrived = progress?.arrived ?? false
-        let result = route(to: remaining, at: time)
+        let result = route(to: remaining, at: time, originOverride: origin)
         guard let newLegs = result.legs else { return nil }
         install(legs: newLegs, destinations: remaining, at: time)
         if wasArrived { progress?.arrived = true }
@@ -468,6 +489,32 @@ public final class NavigatorCore {
     }
 
     // MARK: Off route
+
+    /// Feeds the fix to the junction branch tests (`NavigatorConfiguration.junctionBranches`), opening those of the
+    /// junctions now within reach. Returns where to reroute from (the point of the branch taken nearest the fix,
+    /// heading along the branch) when a test decides the vehicle left on a branch. Nothing is added on the first
+    /// `settlingMeters` of a leg begun at a standstill (see `isOffRoute`).
+    private func testBranches(_ snapped: SnappedFix, previous: SnappedFix?, seconds: Double?, speed: Double?)
+        -> Waypoint?
+    {
+        guard var p = progress else { return nil }
+        let dt = max(0, seconds ?? 0)
+        let reach = configuration.junctionBranches.lookaheadMeters + p.velocity * dt
+        p.branches.advance(
+            leg: p.route, progressMeters: p.route.progressMeters, alongMeters: p.along, reachMeters: reach,
+            graph: graph, mode: travelMode)
+        let settling = p.startedStanding && p.along < configuration.settlingMeters
+        var decided: (point: Coordinate, bearingDegrees: Double)?
+        if !settling && p.along >= 1 {
+            decided = p.branches.add(
+                snapped.fix, reachedMeters: p.route.progressMeters + reach,
+                accuracyMeters: snapped.fix.horizontalAccuracyMeters ?? configuration.defaultHorizontalAccuracyMeters,
+                speedMetersPerSecond: snapped.fix.speedMetersPerSecond ?? speed, movedMeters: (speed ?? 0) * dt,
+                jumped: isPositionJump(snapped.fix, previous: previous?.fix, seconds: seconds))
+        }
+        progress = p
+        return decided.map { Waypoint($0.point, preferredHeadingDegrees: $0.bearingDegrees) }
+    }
 
     private func usableCourse(_ fix: RawFix) -> Double? {
         guard let course = fix.courseDegrees, course >= 0, let speed = fix.speedMetersPerSecond,

@@ -61,10 +61,13 @@ import Testing
     }
 
     @Test func takingTheOtherRoadAtASmallAngleForkReroutesSooner() throws {
-        var without = NavigatorConfiguration()
+        // The divergence rule alone (the junction branch test, which decides this fork sooner, is off in both).
+        var alone = NavigatorConfiguration()
+        alone.junctionBranches.decisionLogOdds = .infinity
+        var without = alone
         without.divergenceThreshold = .infinity
         // Route straight on to C; the vehicle takes the fork to E.
-        let with = try rerouteFix(path: "ABDE", destination: "C")
+        let with = try rerouteFix(alone, path: "ABDE", destination: "C")
         let before = try rerouteFix(without, path: "ABDE", destination: "C")
         let w = try #require(with.fix), b = try #require(before.fix)
         // Exact fixes at 8 m/s: the roads are 14 m apart three fixes past B, 28 m six fixes past it. The course

@@ -1,0 +1,274 @@
+import Foundation
+import Geo
+import RoadGraph
+import Routing
+
+/// A polyline with the distance along it at each vertex, for projecting fixes and comparing courses.
+struct MeasuredPolyline: Sendable {
+    let points: [Coordinate]
+    /// Metres from the first vertex; the last is the length.
+    let cumulativeMeters: [Double]
+
+    init(_ points: [Coordinate]) {
+        var deduplicated: [Coordinate] = []
+        deduplicated.reserveCapacity(points.count)
+        for p in points where deduplicated.last != p { deduplicated.append(p) }
+        self.points = deduplicated
+        var sums = [0.0]
+        for i in deduplicated.indices.dropFirst() {
+            sums.append(sums[i - 1] + Geodesy.distanceMeters(deduplicated[i - 1], deduplicated[i]))
+        }
+        cumulativeMeters = sums
+    }
+
+    var lengthMeters: Double { cumulativeMeters.last ?? 0 }
+
+    /// The closest point: (metres from the coordinate, metres along the polyline, direction of that segment).
+    func project(_ c: Coordinate) -> (distanceMeters: Double, alongMeters: Double)? {
+        guard let first = points.first else { return nil }
+        guard points.count >= 2 else { return (Geodesy.distanceMeters(c, first), 0) }
+        var best: (distanceMeters: Double, alongMeters: Double)?
+        for s in 0..<(points.count - 1) {
+            let p = PolylineGeometry.project(c, ontoSegment: points[s], points[s + 1])
+            if best == nil || p.distanceMeters < best!.distanceMeters {
+                best = (
+                    p.distanceMeters,
+                    cumulativeMeters[s] + (cumulativeMeters[s + 1] - cumulativeMeters[s]) * p.fraction
+                )
+            }
+        }
+        return best
+    }
+
+    /// The smallest difference between `course` and the direction of a segment passing within `withinMeters` of
+    /// `c`, degrees (0…180); 180 for a single point. By distance rather than along the polyline, so a path that
+    /// passes the same place twice offers both directions.
+    func smallestCourseDifferenceDegrees(_ course: Double, near c: Coordinate, withinMeters: Double) -> Double {
+        var smallest = 180.0
+        guard points.count >= 2 else { return smallest }
+        for s in 0..<(points.count - 1)
+        where PolylineGeometry.project(c, ontoSegment: points[s], points[s + 1]).distanceMeters <= withinMeters {
+            let bearing = Geodesy.initialBearingDegrees(from: points[s], to: points[s + 1])
+            smallest = min(smallest, Geodesy.bearingDifferenceDegrees(course, bearing))
+        }
+        return smallest
+    }
+
+    /// The point `along` metres from the first vertex (clamped) and the direction there.
+    func pointAndBearing(atDistance along: Double) -> (point: Coordinate, bearingDegrees: Double)? {
+        guard let first = points.first else { return nil }
+        guard points.count >= 2 else { return (first, 0) }
+        let d = min(max(0, along), lengthMeters)
+        var s = 0
+        while s < points.count - 2 && cumulativeMeters[s + 1] < d { s += 1 }
+        let span = cumulativeMeters[s + 1] - cumulativeMeters[s]
+        let t = span > 0 ? (d - cumulativeMeters[s]) / span : 0
+        let a = points[s], b = points[s + 1]
+        return (
+            Coordinate(
+                latitude: a.latitude + (b.latitude - a.latitude) * t,
+                longitude: a.longitude + (b.longitude - a.longitude) * t),
+            Geodesy.initialBearingDegrees(from: a, to: b)
+        )
+    }
+}
+
+/// Thresholds of the junction branch test (see `JunctionBranchTest`), with their defaults and why.
+public struct JunctionBranchTestConfiguration: Sendable, Hashable {
+    /// Off route when the log-likelihood ratio (natural log) of "took branch b" over "on the route" reaches this.
+    /// Default 6 (≈ 400 : 1): at least two fixes, since one fix adds at most `maximumStepPerFix` (BENCHMARKS.md,
+    /// "Navigation", session 4). `.infinity` turns the test off.
+    public var decisionLogOdds: Double = 6
+    /// The branch is dropped (the route is confirmed) when the ratio falls to minus this. Default 6.
+    public var dropLogOdds: Double = 6
+    /// How far each hypothesis path reaches past the junction, and how far past it (by the navigator's accepted
+    /// progress along the leg) the test stays open. Default 150 m (three 5 s fixes at 36 km/h).
+    public var branchLengthMeters: Double = 150
+    /// Both paths begin this far before the junction on the leg (so a fix not yet past it weighs nothing either
+    /// way). Default 40 m.
+    public var approachMeters: Double = 40
+    /// A junction's test opens once the progress estimate is within this (plus one fix interval's travel) of it.
+    /// Default 30 m.
+    public var lookaheadMeters: Double = 30
+    /// Added (in quadrature) to the fix's reported accuracy for the position term: vehicles drive in lanes
+    /// 1.5–8 m off the mapped centre line, and the centre line itself is only drawn to a few metres. Default 4 m.
+    public var laneSigmaMeters: Double = 4
+    /// A fix's position counts in proportion to how far the vehicle moved since the previous fix, up to 1 at this
+    /// distance: a vehicle standing or creeping in a lane beside the centre line repeats the same offset, which is
+    /// no new evidence. Default 5 m.
+    public var decorrelationMeters: Double = 5
+    /// Course noise assumed at and above `courseFullSpeedMetersPerSecond`, degrees; growing as 1 ÷ speed below it.
+    /// Default 10° (twice the simulated GPS course noise: lane changes and real receivers swing more).
+    public var courseSigmaDegrees: Double = 10
+    /// Default 4 m/s.
+    public var courseFullSpeedMetersPerSecond: Double = 4
+    /// The course counts only from this speed. Default 2 m/s.
+    public var courseMinimumSpeedMetersPerSecond: Double = 2
+    /// Course differences are capped at this before squaring (a vehicle swerving, a course outlier). Default 45°.
+    public var courseDifferenceCapDegrees: Double = 45
+    /// Each direction of a path whose segment passes within this of the fix, beyond the path's nearest segment,
+    /// is a candidate (a vehicle turning through the junction agrees with both sides of the turn). Default 15 m.
+    public var courseSpanMeters: Double = 15
+    /// A fix farther than this from both paths fits neither (an outlier, or the vehicle is not at this junction
+    /// after all) and adds nothing. Default 35 m.
+    public var neitherPathMeters: Double = 35
+    /// Most a fix's position term adds to or takes from the ratio. Default 2 (an outlier the jump test misses
+    /// counts no more than a fix 25 m from the route on the branch).
+    public var maximumPositionStep: Double = 2
+    /// Most a fix's course term adds or takes. Default 3: a vehicle turning 45° or more away from the route at
+    /// the junction shows it in its course at once, and two such fixes decide (3 in place of 2 caught 3 more of 86
+    /// Helsinki 1 s departures within three fixes, with the same false reroutes).
+    public var maximumCourseStep: Double = 3
+    /// Most one fix adds in all. Default 3.5 (never one fix alone).
+    public var maximumStepPerFix: Double = 3.5
+
+    public init() {}
+}
+
+/// "On the route" against "took branch b" at each junction the leg passes: a sequential probability ratio test
+/// between two hypotheses whose geometry is known exactly. Each branch is a road leaving the junction that the leg
+/// does not take; its path is the leg's last `approachMeters` before the junction followed by the branch (and the
+/// straightest continuation) for `branchLengthMeters`, the route's path the same stretch of the leg past the
+/// junction. Every fix adds to the log-likelihood ratio:
+/// - its position: (d_route² − d_branch²) ÷ 2σ², σ² = accuracy² + lane², scaled by the distance moved since the
+///   previous fix (up to `decorrelationMeters`), capped; left out for a position jump (outlier);
+/// - its course, from a moving vehicle: (Δ_route² − Δ_branch²) ÷ 2σ_c², with Δ the smallest difference to a
+///   direction of the path near the fix's projection (each capped), capped.
+/// A fix before the junction lies on both paths and weighs nothing. A lane offset moves the fixes the same way for
+/// both paths: it can favour the branch only while the paths are closer than twice the offset, by at most
+/// offset² ÷ 2σ² a fix (≈ 0.1 for 5 m), and only while the vehicle moves.
+struct JunctionBranchTest: Sendable {
+    /// One open hypothesis.
+    struct Hypothesis: Sendable {
+        /// Where the junction lies along the leg, metres.
+        let junctionAlongMeters: Double
+        let routePath: MeasuredPolyline
+        let branchPath: MeasuredPolyline
+        /// log P(fixes | branch) − log P(fixes | route).
+        var logLikelihoodRatio = 0.0
+    }
+
+    let configuration: JunctionBranchTestConfiguration
+    /// Route edges before this index have had their end junction considered.
+    private var nextEdge = 0
+    private(set) var open: [Hypothesis] = []
+
+    init(configuration: JunctionBranchTestConfiguration) {
+        self.configuration = configuration
+    }
+
+    /// Opens the tests of the junctions within reach of `progressMeters`, and closes those the accepted progress
+    /// `alongMeters` has passed by `branchLengthMeters`.
+    mutating func advance(
+        leg: ActiveLeg, progressMeters: Double, alongMeters: Double, reachMeters: Double, graph: RoadGraph,
+        mode: TravelMode
+    ) {
+        let edges = leg.leg.edges
+        let routeEdges = Set(edges)
+        while nextEdge < edges.count - 1, leg.edgeStartMeters[nextEdge + 1] <= progressMeters + reachMeters {
+            let k = nextEdge
+            nextEdge += 1
+            let junction = leg.edgeStartMeters[k + 1]
+            guard junction + configuration.branchLengthMeters > alongMeters else { continue }
+            let incoming = edges[k]
+            let node = graph.target(of: incoming)
+            let back = graph.reverseEdge(of: incoming)
+            for branch in graph.outgoingEdges(of: node)
+            where branch != edges[k + 1] && branch != back && !routeEdges.contains(branch)
+                && !(graph.reverseEdge(of: branch).map { routeEdges.contains($0) } ?? false)
+                && graph.access(of: branch).contains(mode) && graph.isTurnAllowed(from: incoming, to: branch, mode: mode)
+            {
+                let before = leg.subpath(fromMeters: junction - configuration.approachMeters, toMeters: junction)
+                open.append(
+                    Hypothesis(
+                        junctionAlongMeters: junction,
+                        routePath: MeasuredPolyline(
+                            leg.subpath(
+                                fromMeters: junction - configuration.approachMeters,
+                                toMeters: junction + configuration.branchLengthMeters)),
+                        branchPath: MeasuredPolyline(
+                            before + straightestPath(from: branch, graph: graph, mode: mode, avoiding: routeEdges))))
+            }
+        }
+        open.removeAll { $0.junctionAlongMeters + configuration.branchLengthMeters < alongMeters }
+    }
+
+    /// The branch edge's geometry, continued at each node by the allowed edge closest to straight on, until
+    /// `branchLengthMeters`.
+    private func straightestPath(from branch: EdgeID, graph: RoadGraph, mode: TravelMode, avoiding: Set<EdgeID>)
+        -> [Coordinate]
+    {
+        var path = graph.geometry(of: branch)
+        var length = PolylineGeometry.lengthMeters(path)
+        var current = branch
+        var visited: Set<EdgeID> = [branch]
+        while length < configuration.branchLengthMeters, path.count >= 2 {
+            let heading = Geodesy.initialBearingDegrees(from: path[path.count - 2], to: path[path.count - 1])
+            var best: (edge: EdgeID, geometry: [Coordinate], turn: Double)?
+            for next in graph.outgoingEdges(of: graph.target(of: current))
+            where next != graph.reverseEdge(of: current) && !visited.contains(next) && !avoiding.contains(next)
+                && graph.access(of: next).contains(mode) && graph.isTurnAllowed(from: current, to: next, mode: mode)
+            {
+                let g = graph.geometry(of: next)
+                guard g.count >= 2 else { continue }
+                let turn = Geodesy.bearingDifferenceDegrees(heading, Geodesy.initialBearingDegrees(from: g[0], to: g[1]))
+                if best == nil || turn < best!.turn { best = (next, g, turn) }
+            }
+            guard let best else { break }
+            path += best.geometry.dropFirst()
+            length += PolylineGeometry.lengthMeters(best.geometry)
+            visited.insert(best.edge)
+            current = best.edge
+        }
+        return path
+    }
+
+    /// Adds one fix to every open test of a junction within `reachedMeters` along the leg (the progress estimate
+    /// plus the lookahead). `movedMeters`: how far the vehicle moved since the previous fix (speed × interval);
+    /// `speed` in m/s (nil when unknown); `jumped`: the position is an outlier or the return from one. A fix that
+    /// projects onto the shared approach of both paths, or lies farther than `neitherPathMeters` from both, adds
+    /// nothing. Returns the branch decided on (the point of it nearest the fix and its direction there), if any.
+    mutating func add(
+        _ fix: RawFix, reachedMeters: Double, accuracyMeters: Double, speedMetersPerSecond speed: Double?,
+        movedMeters: Double, jumped: Bool
+    ) -> (point: Coordinate, bearingDegrees: Double)? {
+        guard !open.isEmpty else { return nil }
+        let c = configuration
+        let variance = accuracyMeters * accuracyMeters + c.laneSigmaMeters * c.laneSigmaMeters
+        let weight = min(1, max(0, movedMeters) / c.decorrelationMeters)
+        var decided: (point: Coordinate, bearingDegrees: Double)?
+        for i in open.indices where open[i].junctionAlongMeters <= reachedMeters {
+            guard let r = open[i].routePath.project(fix.coordinate), let b = open[i].branchPath.project(fix.coordinate),
+                r.alongMeters >= c.approachMeters - 1 || b.alongMeters >= c.approachMeters - 1,
+                min(r.distanceMeters, b.distanceMeters) <= c.neitherPathMeters
+            else { continue }
+            var step = 0.0
+            if !jumped {
+                let position = (r.distanceMeters * r.distanceMeters - b.distanceMeters * b.distanceMeters) / (2 * variance)
+                step += weight * min(c.maximumPositionStep, max(-c.maximumPositionStep, position))
+            }
+            if let course = fix.courseDegrees, course >= 0, let speed, speed >= c.courseMinimumSpeedMetersPerSecond {
+                let sigma = c.courseSigmaDegrees * max(1, c.courseFullSpeedMetersPerSecond / speed)
+                let dr = min(
+                    c.courseDifferenceCapDegrees,
+                    open[i].routePath.smallestCourseDifferenceDegrees(
+                        course, near: fix.coordinate, withinMeters: r.distanceMeters + c.courseSpanMeters))
+                let db = min(
+                    c.courseDifferenceCapDegrees,
+                    open[i].branchPath.smallestCourseDifferenceDegrees(
+                        course, near: fix.coordinate, withinMeters: b.distanceMeters + c.courseSpanMeters))
+                let term = (dr * dr - db * db) / (2 * sigma * sigma)
+                step += min(c.maximumCourseStep, max(-c.maximumCourseStep, term))
+            }
+            open[i].logLikelihoodRatio += min(c.maximumStepPerFix, step)
+            if decided == nil, open[i].logLikelihoodRatio >= c.decisionLogOdds {
+                decided = open[i].branchPath.pointAndBearing(atDistance: b.alongMeters)
+            }
+        }
+        open.removeAll { $0.logLikelihoodRatio <= -c.dropLogOdds }
+        return decided
+    }
+
+    /// The largest ratio among the open tests (diagnostics).
+    var largestLogLikelihoodRatio: Double? { open.map(\.logLikelihoodRatio).max() }
+}
