@@ -109,6 +109,11 @@ public struct JunctionBranchTestConfiguration: Sendable, Hashable {
     /// Each direction of a path whose segment passes within this of the fix, beyond the path's nearest segment,
     /// is a candidate (a vehicle turning through the junction agrees with both sides of the turn). Default 15 m.
     public var courseSpanMeters: Double = 15
+    /// A fix whose position moved from the previous fix's by more than 1.5 × speed × interval plus this many times
+    /// its accuracy is an outlier (or the return from one) and adds nothing, course included (its course is compared
+    /// with the paths' directions where the fix lies). Default 3.5 (35 m for the simulated fixes; two σ = 8 m fixes
+    /// lie that far apart by noise 0.8 % of the time).
+    public var jumpSlackAccuracies: Double = 3.5
     /// A fix farther than this from both paths fits neither (an outlier, or the vehicle is not at this junction
     /// after all) and adds nothing. Default 35 m.
     public var neitherPathMeters: Double = 35
@@ -131,10 +136,10 @@ public struct JunctionBranchTestConfiguration: Sendable, Hashable {
 /// straightest continuation) for `branchLengthMeters`, the route's path the same stretch of the leg past the
 /// junction. Every fix adds to the log-likelihood ratio:
 /// - its position: (d_route² − d_branch²) ÷ 2σ², σ² = accuracy² + lane², scaled by the distance moved since the
-///   previous fix (up to `decorrelationMeters`), capped; left out for a position jump (outlier);
+///   previous fix (up to `decorrelationMeters`), capped;
 /// - its course, from a moving vehicle: (Δ_route² − Δ_branch²) ÷ 2σ_c², with Δ the smallest difference to a
 ///   direction of the path near the fix's projection (each capped), capped.
-/// A fix before the junction lies on both paths and weighs nothing. A lane offset moves the fixes the same way for
+/// A fix before the junction lies on both paths and weighs nothing; a position outlier is left out whole. A lane offset moves the fixes the same way for
 /// both paths: it can favour the branch only while the paths are closer than twice the offset, by at most
 /// offset² ÷ 2σ² a fix (≈ 0.1 for 5 m), and only while the vehicle moves.
 struct JunctionBranchTest: Sendable {
@@ -225,12 +230,12 @@ struct JunctionBranchTest: Sendable {
 
     /// Adds one fix to every open test of a junction within `reachedMeters` along the leg (the progress estimate
     /// plus the lookahead). `movedMeters`: how far the vehicle moved since the previous fix (speed × interval);
-    /// `speed` in m/s (nil when unknown); `jumped`: the position is an outlier or the return from one. A fix that
-    /// projects onto the shared approach of both paths, or lies farther than `neitherPathMeters` from both, adds
-    /// nothing. Returns the branch decided on (the point of it nearest the fix and its direction there), if any.
+    /// `speed` in m/s (nil when unknown). The caller leaves out position outliers (`jumpSlackAccuracies`). A fix
+    /// that projects onto the shared approach of both paths, or lies farther than `neitherPathMeters` from both,
+    /// adds nothing. Returns the branch decided on (the point of it nearest the fix and its direction there), if any.
     mutating func add(
         _ fix: RawFix, reachedMeters: Double, accuracyMeters: Double, speedMetersPerSecond speed: Double?,
-        movedMeters: Double, jumped: Bool
+        movedMeters: Double
     ) -> (point: Coordinate, bearingDegrees: Double)? {
         guard !open.isEmpty else { return nil }
         let c = configuration
@@ -242,11 +247,8 @@ struct JunctionBranchTest: Sendable {
                 r.alongMeters >= c.approachMeters - 1 || b.alongMeters >= c.approachMeters - 1,
                 min(r.distanceMeters, b.distanceMeters) <= c.neitherPathMeters
             else { continue }
-            var step = 0.0
-            if !jumped {
-                let position = (r.distanceMeters * r.distanceMeters - b.distanceMeters * b.distanceMeters) / (2 * variance)
-                step += weight * min(c.maximumPositionStep, max(-c.maximumPositionStep, position))
-            }
+            let position = (r.distanceMeters * r.distanceMeters - b.distanceMeters * b.distanceMeters) / (2 * variance)
+            var step = weight * min(c.maximumPositionStep, max(-c.maximumPositionStep, position))
             if let course = fix.courseDegrees, course >= 0, let speed, speed >= c.courseMinimumSpeedMetersPerSecond {
                 let sigma = c.courseSigmaDegrees * max(1, c.courseFullSpeedMetersPerSecond / speed)
                 let dr = min(

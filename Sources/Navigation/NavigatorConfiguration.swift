@@ -123,6 +123,21 @@ public struct NavigatorConfiguration: Sendable, Hashable {
     /// Most plausible speed, metres per second. Default 70 m/s (252 km/h).
     public var maximumSpeedMetersPerSecond: Double = 70
 
+    /// Fixes without a speed: the speed is the straight-line displacement of the snapped positions over this many
+    /// seconds (or as many as there are) ÷ the time. Default 20 s: from one fix to the next, σ = 8 m noise reads
+    /// as 11 m/s on a vehicle standing still (speeding alerts on every other fix); over 20 s the noise is ≈ 0.5 m/s.
+    /// On a bend or while braking the speed comes out a little low, never high: a speeding alert must not come
+    /// from noise.
+    public var derivedSpeedBaselineSeconds: Double = 20
+    /// Each end of that displacement has a position error of σ per axis = this × the fix's reported accuracy, and
+    /// the displacement is corrected for it (√(d² − 4σ²)). Default 0.8 (σ = 8 m for the simulated 10 m accuracy).
+    public var derivedSpeedSigmaPerAccuracy: Double = 0.8
+    /// … and no speed (unknown) until the positions span at least this. Default 10 s (σ ≈ 1.1 m/s; over 1–5 s the
+    /// noise read as 30–40 km/h on a vehicle doing 27).
+    public var derivedSpeedMinimumBaselineSeconds: Double = 10
+    /// A gap longer than this between fixes without a speed starts the displacement afresh. Default 30 s.
+    public var derivedSpeedMaximumGapSeconds: Double = 30
+
     /// On the current edge the ETA blends the model speed with the vehicle's own smoothed speed by this weight.
     /// Default 0.5.
     public var ownSpeedWeight: Double = 0.5

@@ -54,6 +54,8 @@ public final class NavigatorCore {
     private var lastReportedMeters: Double?
     private var speeding: SpeedingMonitor
     private var ownSpeed: Double?
+    /// Snapped positions of about the last `derivedSpeedBaselineSeconds`, for a speed when the fixes carry none.
+    private var recentPositions: [(time: Date, coordinate: Coordinate)] = []
     private var ownWay: (id: Int64, movingSeconds: Double, movingMeters: Double)?
     private var lastFasterRouteCheck: Date?
     private var checkedFeedGeneration = 0
@@ -260,7 +262,7 @@ public final class NavigatorCore {
         }
         let snapped = snapper.snap(fix, activeLeg: progress?.route)
         lastSnapped = snapped
-        let speed = vehicleSpeed(snapped, previous: previous)
+        let speed = vehicleSpeed(snapped)
         updateOwnSpeed(speed, previous: previous, now: time)
 
         var events: [NavigationEvent] = [
@@ -505,12 +507,14 @@ public final class NavigatorCore {
             graph: graph, mode: travelMode)
         let settling = p.startedStanding && p.along < configuration.settlingMeters
         var decided: (point: Coordinate, bearingDegrees: Double)?
-        if !settling && p.along >= 1 {
+        let accuracy = snapped.fix.horizontalAccuracyMeters ?? configuration.defaultHorizontalAccuracyMeters
+        let jumpSlack = configuration.junctionBranches.jumpSlackAccuracies * accuracy
+        if !settling && p.along >= 1
+            && !isPositionJump(snapped.fix, previous: previous?.fix, seconds: seconds, slackMeters: jumpSlack)
+        {
             decided = p.branches.add(
-                snapped.fix, reachedMeters: p.route.progressMeters + reach,
-                accuracyMeters: snapped.fix.horizontalAccuracyMeters ?? configuration.defaultHorizontalAccuracyMeters,
-                speedMetersPerSecond: snapped.fix.speedMetersPerSecond ?? speed, movedMeters: (speed ?? 0) * dt,
-                jumped: isPositionJump(snapped.fix, previous: previous?.fix, seconds: seconds))
+                snapped.fix, reachedMeters: p.route.progressMeters + reach, accuracyMeters: accuracy,
+                speedMetersPerSecond: snapped.fix.speedMetersPerSecond ?? speed, movedMeters: (speed ?? 0) * dt)
         }
         progress = p
         return decided.map { Waypoint($0.point, preferredHeadingDegrees: $0.bearingDegrees) }
@@ -656,10 +660,10 @@ public final class NavigatorCore {
     /// The raw position moved farther since the previous fix than the vehicle can have (1.5 × its speed over the
     /// interval plus `positionJumpSlackMeters`): a position outlier, or the fix that comes back from one. Its
     /// distance from the route is then weak evidence (it counts 1, never 2).
-    private func isPositionJump(_ fix: RawFix, previous: RawFix?, seconds: Double?) -> Bool {
+    private func isPositionJump(_ fix: RawFix, previous: RawFix?, seconds: Double?, slackMeters: Double? = nil) -> Bool {
         guard let previous, let seconds, seconds > 0 else { return false }
         let speed = max(fix.speedMetersPerSecond ?? 0, previous.speedMetersPerSecond ?? 0, 0)
-        let plausible = 1.5 * speed * seconds + configuration.positionJumpSlackMeters
+        let plausible = 1.5 * speed * seconds + (slackMeters ?? configuration.positionJumpSlackMeters)
         return Geodesy.distanceMeters(fix.coordinate, previous.coordinate) > plausible
     }
 
@@ -881,13 +885,32 @@ public final class NavigatorCore {
 
     // MARK: Speeds and traffic
 
-    /// The fix's speed when present, else the snapped displacement over time.
-    private func vehicleSpeed(_ snapped: SnappedFix, previous: SnappedFix?) -> Double? {
-        if let s = snapped.fix.speedMetersPerSecond, s >= 0 { return s }
-        guard let previous else { return nil }
-        let dt = snapped.timestamp.timeIntervalSince(previous.timestamp)
-        guard dt > 0, dt <= 30 else { return nil }
-        return Geodesy.distanceMeters(previous.coordinate, snapped.coordinate) / dt
+    /// The fix's speed when present, else the straight-line displacement of the snapped positions over the last
+    /// `derivedSpeedBaselineSeconds`, less what the position noise alone adds to it (see there).
+    private func vehicleSpeed(_ snapped: SnappedFix) -> Double? {
+        if let s = snapped.fix.speedMetersPerSecond, s >= 0 {
+            recentPositions.removeAll()
+            return s
+        }
+        let now = snapped.timestamp
+        if let last = recentPositions.last, now.timeIntervalSince(last.time) > configuration.derivedSpeedMaximumGapSeconds {
+            recentPositions.removeAll()
+        }
+        recentPositions.append((now, snapped.coordinate))
+        // Keep the newest position at least a baseline old, and everything after it.
+        while recentPositions.count > 2,
+            now.timeIntervalSince(recentPositions[1].time) >= configuration.derivedSpeedBaselineSeconds
+        {
+            recentPositions.removeFirst()
+        }
+        guard let oldest = recentPositions.first else { return nil }
+        let dt = now.timeIntervalSince(oldest.time)
+        guard dt >= configuration.derivedSpeedMinimumBaselineSeconds else { return nil }
+        let measured = Geodesy.distanceMeters(oldest.coordinate, snapped.coordinate)
+        let sigma =
+            configuration.derivedSpeedSigmaPerAccuracy
+            * (snapped.fix.horizontalAccuracyMeters ?? configuration.defaultHorizontalAccuracyMeters)
+        return max(0, measured * measured - 4 * sigma * sigma).squareRoot() / dt
     }
 
     private func updateOwnSpeed(_ speed: Double?, previous: SnappedFix?, now: Date) {
