@@ -93,10 +93,6 @@ public struct JunctionBranchTestConfiguration: Sendable, Hashable {
     /// Added (in quadrature) to the fix's reported accuracy for the position term: vehicles drive in lanes
     /// 1.5–8 m off the mapped centre line, and the centre line itself is only drawn to a few metres. Default 4 m.
     public var laneSigmaMeters: Double = 4
-    /// A fix's position counts in proportion to how far the vehicle moved since the previous fix, up to 1 at this
-    /// distance: a vehicle standing or creeping in a lane beside the centre line repeats the same offset, which is
-    /// no new evidence. Default 5 m.
-    public var decorrelationMeters: Double = 5
     /// Course noise assumed at and above `courseFullSpeedMetersPerSecond`, degrees; growing as 1 ÷ speed below it.
     /// Default 10° (twice the simulated GPS course noise: lane changes and real receivers swing more).
     public var courseSigmaDegrees: Double = 10
@@ -135,8 +131,8 @@ public struct JunctionBranchTestConfiguration: Sendable, Hashable {
 /// does not take; its path is the leg's last `approachMeters` before the junction followed by the branch (and the
 /// straightest continuation) for `branchLengthMeters`, the route's path the same stretch of the leg past the
 /// junction. Every fix adds to the log-likelihood ratio:
-/// - its position: (d_route² − d_branch²) ÷ 2σ², σ² = accuracy² + lane², scaled by the distance moved since the
-///   previous fix (up to `decorrelationMeters`), capped;
+/// - its position: (d_route² − d_branch²) ÷ 2σ², σ² = accuracy² + lane², capped, times the fix's weight as
+///   evidence (`NavigatorConfiguration.evidenceDecorrelationMeters`: standing fixes count little);
 /// - its course, from a moving vehicle: (Δ_route² − Δ_branch²) ÷ 2σ_c², with Δ the smallest difference to a
 ///   direction of the path near the fix's projection (each capped), capped.
 /// A fix before the junction lies on both paths and weighs nothing; a position outlier is left out whole. A lane offset moves the fixes the same way for
@@ -229,18 +225,17 @@ struct JunctionBranchTest: Sendable {
     }
 
     /// Adds one fix to every open test of a junction within `reachedMeters` along the leg (the progress estimate
-    /// plus the lookahead). `movedMeters`: how far the vehicle moved since the previous fix (speed × interval);
-    /// `speed` in m/s (nil when unknown). The caller leaves out position outliers (`jumpSlackAccuracies`). A fix
+    /// plus the lookahead). `weight`: how much the fix's position counts (0…1, see
+    /// `NavigatorConfiguration.evidenceDecorrelationMeters`); `speed` in m/s (nil when unknown). The caller leaves out position outliers (`jumpSlackAccuracies`). A fix
     /// that projects onto the shared approach of both paths, or lies farther than `neitherPathMeters` from both,
     /// adds nothing. Returns the branch decided on (the point of it nearest the fix and its direction there), if any.
     mutating func add(
         _ fix: RawFix, reachedMeters: Double, accuracyMeters: Double, speedMetersPerSecond speed: Double?,
-        movedMeters: Double
+        weight: Double
     ) -> (point: Coordinate, bearingDegrees: Double)? {
         guard !open.isEmpty else { return nil }
         let c = configuration
         let variance = accuracyMeters * accuracyMeters + c.laneSigmaMeters * c.laneSigmaMeters
-        let weight = min(1, max(0, movedMeters) / c.decorrelationMeters)
         var decided: (point: Coordinate, bearingDegrees: Double)?
         for i in open.indices where open[i].junctionAlongMeters <= reachedMeters {
             guard let r = open[i].routePath.project(fix.coordinate), let b = open[i].branchPath.project(fix.coordinate),

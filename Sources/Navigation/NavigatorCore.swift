@@ -514,7 +514,8 @@ public final class NavigatorCore {
         {
             decided = p.branches.add(
                 snapped.fix, reachedMeters: p.route.progressMeters + reach, accuracyMeters: accuracy,
-                speedMetersPerSecond: snapped.fix.speedMetersPerSecond ?? speed, movedMeters: (speed ?? 0) * dt)
+                speedMetersPerSecond: snapped.fix.speedMetersPerSecond ?? speed,
+                weight: evidenceWeight(speed: speed, seconds: dt))
         }
         progress = p
         return decided.map { Waypoint($0.point, preferredHeadingDegrees: $0.bearingDegrees) }
@@ -552,7 +553,10 @@ public final class NavigatorCore {
                 }
             } ?? false
         let settling = p.startedStanding && p.along < configuration.settlingMeters
-        if !settling && p.along >= 1 && accumulateDivergence(snapped, p, jumped: jumped) {
+        let fixWeight = evidenceWeight(
+            speed: snapped.fix.speedMetersPerSecond.flatMap { $0 >= 0 ? $0 : nil } ?? ownSpeed,
+            seconds: max(0, secondsSincePrevious ?? 0))
+        if !settling && p.along >= 1 && accumulateDivergence(snapped, p, jumped: jumped, weight: fixWeight) {
             return true
         }
         if snapped.isOnRoute {
@@ -626,8 +630,10 @@ public final class NavigatorCore {
     /// that takes a fork at a small angle, or a parallel road, inside the corridor that decides `isOnRoute` (where the
     /// course says nothing and single fixes stay within the noise), while the matcher's own accumulated evidence
     /// keeps one noisy fix from counting. Returns true when the sum reaches `divergenceThreshold`. Without the
-    /// matcher's log-odds (the nearest-road snapper) nothing accumulates.
-    private func accumulateDivergence(_ snapped: SnappedFix, _ p: LegProgress, jumped: Bool) -> Bool {
+    /// matcher's log-odds (the nearest-road snapper) nothing accumulates. A fix adds times its `weight` as evidence
+    /// (`evidenceDecorrelationMeters`): standing in a lane beside the centre line, the same offset comes back fix
+    /// after fix, and the noise of a minute's standing fixes would sooner or later add up to the threshold.
+    private func accumulateDivergence(_ snapped: SnappedFix, _ p: LegProgress, jumped: Bool, weight: Double) -> Bool {
         let accuracy = max(
             1, snapped.fix.horizontalAccuracyMeters ?? configuration.defaultHorizontalAccuracyMeters)
         let distance = snapped.rawRouteMatch?.distanceFromRouteMeters ?? .infinity
@@ -644,8 +650,19 @@ public final class NavigatorCore {
         }
         let matcherAgrees = (snapped.routeLogOdds ?? .infinity) <= -configuration.divergenceLogOdds
         if jumped || !matcherAgrees { step = min(0, step) }
+        if step > 0 { step *= weight }
         divergence = max(0, divergence + step)
         return divergence >= configuration.divergenceThreshold
+    }
+
+    /// How much a fix counts as evidence of leaving, 0…1: the larger of the distance moved (speed × `seconds`) over
+    /// `evidenceDecorrelationMeters` and `seconds` over `evidenceDecorrelationSeconds`.
+    private func evidenceWeight(speed: Double?, seconds: Double) -> Double {
+        let moved = max(0, speed ?? 0) * seconds
+        return min(
+            1,
+            max(
+                moved / configuration.evidenceDecorrelationMeters, seconds / configuration.evidenceDecorrelationSeconds))
     }
 
     private func isNear(_ fix: RawFix, _ point: Coordinate) -> Bool {

@@ -161,7 +161,7 @@ import Testing
         // Control: counting every fix in full and without the lane term, the repeated offset adds up to a reroute.
         var naive = NavigatorConfiguration()
         naive.junctionBranches.laneSigmaMeters = 0
-        naive.junctionBranches.decorrelationMeters = 1e-9
+        naive.evidenceDecorrelationMeters = 1e-9
         naive.divergenceThreshold = .infinity
         var guarded = NavigatorConfiguration()
         guarded.divergenceThreshold = .infinity
