@@ -3,53 +3,75 @@ import Geo
 import RoadGraph
 import Routing
 
-/// A polyline with the distance along it at each vertex, for projecting fixes and comparing courses.
+/// A short polyline (a few hundred metres) in a local metric frame around its first vertex, with the distance along
+/// it at each vertex and each segment's direction, for projecting fixes and comparing courses without trigonometry
+/// per fix.
 struct MeasuredPolyline: Sendable {
     let points: [Coordinate]
     /// Metres from the first vertex; the last is the length.
     let cumulativeMeters: [Double]
+    private let frame: LocalProjection
+    private let xs: [Double]
+    private let ys: [Double]
+    /// Direction of segment i (from vertex i to i + 1), degrees clockwise from north.
+    private let bearings: [Double]
 
     init(_ points: [Coordinate]) {
         var deduplicated: [Coordinate] = []
         deduplicated.reserveCapacity(points.count)
         for p in points where deduplicated.last != p { deduplicated.append(p) }
         self.points = deduplicated
+        let frame = LocalProjection(origin: deduplicated.first ?? Coordinate(latitude: 0, longitude: 0))
+        self.frame = frame
+        let local = deduplicated.map { frame.project($0) }
+        xs = local.map(\.x)
+        ys = local.map(\.y)
         var sums = [0.0]
-        for i in deduplicated.indices.dropFirst() {
-            sums.append(sums[i - 1] + Geodesy.distanceMeters(deduplicated[i - 1], deduplicated[i]))
+        var bearings: [Double] = []
+        for i in local.indices.dropFirst() {
+            let dx = local[i].x - local[i - 1].x, dy = local[i].y - local[i - 1].y
+            sums.append(sums[i - 1] + (dx * dx + dy * dy).squareRoot())
+            bearings.append(Geodesy.normalizedDegrees(atan2(dx, dy) * 180 / .pi))
         }
         cumulativeMeters = sums
+        self.bearings = bearings
     }
 
     var lengthMeters: Double { cumulativeMeters.last ?? 0 }
 
-    /// The closest point: (metres from the coordinate, metres along the polyline, direction of that segment).
-    func project(_ c: Coordinate) -> (distanceMeters: Double, alongMeters: Double)? {
-        guard let first = points.first else { return nil }
-        guard points.count >= 2 else { return (Geodesy.distanceMeters(c, first), 0) }
+    /// `c` in the polyline's frame.
+    func local(_ c: Coordinate) -> (x: Double, y: Double) { frame.project(c) }
+
+    /// Distance from `(x, y)` to segment `s`, and the fraction along it of the closest point.
+    private func segmentDistance(_ s: Int, _ x: Double, _ y: Double) -> (meters: Double, fraction: Double) {
+        let ax = xs[s], ay = ys[s], dx = xs[s + 1] - ax, dy = ys[s + 1] - ay
+        let length2 = dx * dx + dy * dy
+        let t = length2 > 0 ? min(1, max(0, ((x - ax) * dx + (y - ay) * dy) / length2)) : 0
+        let ex = ax + t * dx - x, ey = ay + t * dy - y
+        return ((ex * ex + ey * ey).squareRoot(), t)
+    }
+
+    /// The closest point to a position in the frame: metres from it, and metres along the polyline.
+    func project(_ x: Double, _ y: Double) -> (distanceMeters: Double, alongMeters: Double)? {
+        guard !xs.isEmpty else { return nil }
+        guard xs.count >= 2 else { return ((x * x + y * y).squareRoot(), 0) }
         var best: (distanceMeters: Double, alongMeters: Double)?
-        for s in 0..<(points.count - 1) {
-            let p = PolylineGeometry.project(c, ontoSegment: points[s], points[s + 1])
-            if best == nil || p.distanceMeters < best!.distanceMeters {
-                best = (
-                    p.distanceMeters,
-                    cumulativeMeters[s] + (cumulativeMeters[s + 1] - cumulativeMeters[s]) * p.fraction
-                )
+        for s in 0..<(xs.count - 1) {
+            let d = segmentDistance(s, x, y)
+            if best == nil || d.meters < best!.distanceMeters {
+                best = (d.meters, cumulativeMeters[s] + (cumulativeMeters[s + 1] - cumulativeMeters[s]) * d.fraction)
             }
         }
         return best
     }
 
-    /// The smallest difference between `course` and the direction of a segment passing within `withinMeters` of
-    /// `c`, degrees (0…180); 180 for a single point. By distance rather than along the polyline, so a path that
+    /// The smallest difference between `course` and the direction of a segment passing within `withinMeters` of the
+    /// position, degrees (0…180); 180 for a single point. By distance rather than along the polyline, so a path that
     /// passes the same place twice offers both directions.
-    func smallestCourseDifferenceDegrees(_ course: Double, near c: Coordinate, withinMeters: Double) -> Double {
+    func smallestCourseDifferenceDegrees(_ course: Double, x: Double, y: Double, withinMeters: Double) -> Double {
         var smallest = 180.0
-        guard points.count >= 2 else { return smallest }
-        for s in 0..<(points.count - 1)
-        where PolylineGeometry.project(c, ontoSegment: points[s], points[s + 1]).distanceMeters <= withinMeters {
-            let bearing = Geodesy.initialBearingDegrees(from: points[s], to: points[s + 1])
-            smallest = min(smallest, Geodesy.bearingDifferenceDegrees(course, bearing))
+        for s in bearings.indices where segmentDistance(s, x, y).meters <= withinMeters {
+            smallest = min(smallest, Geodesy.bearingDifferenceDegrees(course, bearings[s]))
         }
         return smallest
     }
@@ -63,13 +85,7 @@ struct MeasuredPolyline: Sendable {
         while s < points.count - 2 && cumulativeMeters[s + 1] < d { s += 1 }
         let span = cumulativeMeters[s + 1] - cumulativeMeters[s]
         let t = span > 0 ? (d - cumulativeMeters[s]) / span : 0
-        let a = points[s], b = points[s + 1]
-        return (
-            Coordinate(
-                latitude: a.latitude + (b.latitude - a.latitude) * t,
-                longitude: a.longitude + (b.longitude - a.longitude) * t),
-            Geodesy.initialBearingDegrees(from: a, to: b)
-        )
+        return (frame.unproject(x: xs[s] + t * (xs[s + 1] - xs[s]), y: ys[s] + t * (ys[s + 1] - ys[s])), bearings[s])
     }
 }
 
@@ -238,7 +254,9 @@ struct JunctionBranchTest: Sendable {
         let variance = accuracyMeters * accuracyMeters + c.laneSigmaMeters * c.laneSigmaMeters
         var decided: (point: Coordinate, bearingDegrees: Double)?
         for i in open.indices where open[i].junctionAlongMeters <= reachedMeters {
-            guard let r = open[i].routePath.project(fix.coordinate), let b = open[i].branchPath.project(fix.coordinate),
+            // Both paths start at the same point, so one frame serves both.
+            let (x, y) = open[i].routePath.local(fix.coordinate)
+            guard let r = open[i].routePath.project(x, y), let b = open[i].branchPath.project(x, y),
                 r.alongMeters >= c.approachMeters - 1 || b.alongMeters >= c.approachMeters - 1,
                 min(r.distanceMeters, b.distanceMeters) <= c.neitherPathMeters
             else { continue }
@@ -249,11 +267,11 @@ struct JunctionBranchTest: Sendable {
                 let dr = min(
                     c.courseDifferenceCapDegrees,
                     open[i].routePath.smallestCourseDifferenceDegrees(
-                        course, near: fix.coordinate, withinMeters: r.distanceMeters + c.courseSpanMeters))
+                        course, x: x, y: y, withinMeters: r.distanceMeters + c.courseSpanMeters))
                 let db = min(
                     c.courseDifferenceCapDegrees,
                     open[i].branchPath.smallestCourseDifferenceDegrees(
-                        course, near: fix.coordinate, withinMeters: b.distanceMeters + c.courseSpanMeters))
+                        course, x: x, y: y, withinMeters: b.distanceMeters + c.courseSpanMeters))
                 let term = (dr * dr - db * db) / (2 * sigma * sigma)
                 step += min(c.maximumCourseStep, max(-c.maximumCourseStep, term))
             }
