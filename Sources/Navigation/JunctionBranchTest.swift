@@ -168,6 +168,8 @@ struct JunctionBranchTest: Sendable {
     let configuration: JunctionBranchTestConfiguration
     /// Route edges before this index have had their end junction considered.
     private var nextEdge = 0
+    /// The leg's edges, once a junction is first examined.
+    private var routeEdges: Set<EdgeID>?
     private(set) var open: [Hypothesis] = []
 
     init(configuration: JunctionBranchTestConfiguration) {
@@ -181,8 +183,9 @@ struct JunctionBranchTest: Sendable {
         mode: TravelMode
     ) {
         let edges = leg.leg.edges
-        let routeEdges = Set(edges)
         while nextEdge < edges.count - 1, leg.edgeStartMeters[nextEdge + 1] <= progressMeters + reachMeters {
+            if routeEdges == nil { routeEdges = Set(edges) }
+            let routeEdges = routeEdges!
             let k = nextEdge
             nextEdge += 1
             let junction = leg.edgeStartMeters[k + 1]
