@@ -115,6 +115,17 @@ public struct ActiveLeg: Sendable {
             longitude: a.longitude + (b.longitude - a.longitude) * t)
     }
 
+    /// The leg's geometry between two distances along it (clamped): the interpolated end points and the vertices
+    /// between them.
+    public func subpath(fromMeters from: Double, toMeters to: Double) -> [Coordinate] {
+        guard points.count >= 2 else { return points }
+        let a = min(max(0, from), lengthMeters), b = min(max(a, to), lengthMeters)
+        var path = [point(atDistance: a)]
+        for i in points.indices where cumulativeMeters[i] > a && cumulativeMeters[i] < b { path.append(points[i]) }
+        path.append(point(atDistance: b))
+        return path
+    }
+
     /// Direction of the leg at `distance` along it, degrees.
     public func bearing(atDistance distance: Double) -> Double {
         guard points.count >= 2 else { return 0 }

@@ -54,6 +54,8 @@ public final class NavigatorCore {
     private var lastReportedMeters: Double?
     private var speeding: SpeedingMonitor
     private var ownSpeed: Double?
+    /// Snapped positions of about the last `derivedSpeedBaselineSeconds`, for a speed when the fixes carry none.
+    private var recentPositions: [(time: Date, coordinate: Coordinate)] = []
     private var ownWay: (id: Int64, movingSeconds: Double, movingMeters: Double)?
     private var lastFasterRouteCheck: Date?
     private var checkedFeedGeneration = 0
@@ -89,6 +91,8 @@ public final class NavigatorCore {
         /// the next leg elsewhere (from the nearest road of the main network when the waypoint has no way out), and
         /// until the vehicle has made progress on this leg, being near there is not leaving it.
         var previousLegEnd: Coordinate?
+        /// The open "route or branch" tests at the junctions around the progress.
+        var branches: JunctionBranchTest
     }
 
     // MARK: Reading the route
@@ -116,6 +120,10 @@ public final class NavigatorCore {
 
     /// The off-route divergence sum so far (see `NavigatorConfiguration.divergenceThreshold`), for diagnostics.
     public var offRouteDivergence: Double { divergence }
+
+    /// The largest log-likelihood ratio of a branch over the route among the open junction tests (see
+    /// `NavigatorConfiguration.junctionBranches`), for diagnostics; nil when none is open.
+    public var offRouteBranchLogOdds: Double? { progress?.branches.largestLogLikelihoodRatio }
 
     /// The current leg as handed to the road-snapping provider.
     public var activeLeg: ActiveLeg? { progress?.route }
@@ -254,7 +262,7 @@ public final class NavigatorCore {
         }
         let snapped = snapper.snap(fix, activeLeg: progress?.route)
         lastSnapped = snapped
-        let speed = vehicleSpeed(snapped, previous: previous)
+        let speed = vehicleSpeed(snapped)
         updateOwnSpeed(speed, previous: previous, now: time)
 
         var events: [NavigationEvent] = [
@@ -276,7 +284,14 @@ public final class NavigatorCore {
             progress = p
         }
         if var p = progress, !p.arrived {
-            if isOffRoute(snapped, previous: previous, secondsSincePrevious: previous.map { time.timeIntervalSince($0.timestamp) }) {
+            let seconds = previous.map { time.timeIntervalSince($0.timestamp) }
+            if let branch = testBranches(snapped, previous: previous, seconds: seconds, speed: speed) {
+                offRouteEvidence = 0
+                divergence = 0
+                if let reroute = reroute(from: snapped, reason: .offRoute, at: time, origin: branch) {
+                    events.append(reroute)
+                }
+            } else if isOffRoute(snapped, previous: previous, secondsSincePrevious: seconds) {
                 offRouteEvidence = 0
                 divergence = 0
                 if let reroute = reroute(from: snapped, reason: .offRoute, at: time) { events.append(reroute) }
@@ -365,8 +380,11 @@ public final class NavigatorCore {
         return avoid
     }
 
-    /// Routes from the last snapped position (heading = its course when moving) to `destinations`.
-    private func route(to destinations: [ResolvedWaypoint], at time: Date) -> (status: RouteStatus, legs: [RouteLeg]?) {
+    /// Routes from the last snapped position (heading = its course when moving), or from `originOverride`, to
+    /// `destinations`.
+    private func route(
+        to destinations: [ResolvedWaypoint], at time: Date, originOverride: Waypoint? = nil
+    ) -> (status: RouteStatus, legs: [RouteLeg]?) {
         guard let here = lastSnapped else { return (.locationUnavailable, nil) }
         var heading: Double?
         if let speed = here.fix.speedMetersPerSecond ?? ownSpeed,
@@ -374,8 +392,9 @@ public final class NavigatorCore {
         {
             heading = here.fix.courseDegrees ?? here.courseDegrees
         }
-        let origin = Waypoint(
-            here.edge == nil ? here.fix.coordinate : here.coordinate, preferredHeadingDegrees: heading)
+        let origin =
+            originOverride
+            ?? Waypoint(here.edge == nil ? here.fix.coordinate : here.coordinate, preferredHeadingDegrees: heading)
         let request = RouteRequest(
             origin: origin,
             destinations: destinations.map {
@@ -386,7 +405,7 @@ public final class NavigatorCore {
             travelMode: travelMode, avoid: avoidOptions,
             traffic: traffic.snapshot(graph: graph, mode: travelMode, at: time))
         var response = router.route(request)
-        if response.status == .noRouteFound && heading != nil {
+        if response.status == .noRouteFound && request.origin.preferredHeadingDegrees != nil {
             // The road in the travel direction may lead nowhere (a oneway out of the map): try either direction.
             var either = request
             either.origin.preferredHeadingDegrees = nil
@@ -415,7 +434,8 @@ public final class NavigatorCore {
         progress = LegProgress(
             route: route, time: model, along: 0, velocity: max(0, ownSpeed ?? 0), updatedAt: time,
             lastMeasurement: 0,
-            startedStanding: (ownSpeed ?? 0) < configuration.minimumSpeedForCourseMetersPerSecond)
+            startedStanding: (ownSpeed ?? 0) < configuration.minimumSpeedForCourseMetersPerSecond,
+            branches: JunctionBranchTest(configuration: configuration.junctionBranches))
     }
 
     private func dropRoute() {
@@ -456,11 +476,14 @@ public final class NavigatorCore {
             durationSeconds: summaries.reduce(0) { $0 + $1.durationSeconds }, legs: summaries)
     }
 
-    /// Reroutes the remaining destinations from the snapped position; nil (route kept) when no route is found.
-    private func reroute(from snapped: SnappedFix, reason: RouteChangeReason, at time: Date) -> NavigationEvent? {
+    /// Reroutes the remaining destinations from the snapped position (or `origin`); nil (route kept) when no route
+    /// is found.
+    private func reroute(
+        from snapped: SnappedFix, reason: RouteChangeReason, at time: Date, origin: Waypoint? = nil
+    ) -> NavigationEvent? {
         let remaining = destinations
         let wasArrived = progress?.arrived ?? false
-        let result = route(to: remaining, at: time)
+        let result = route(to: remaining, at: time, originOverride: origin)
         guard let newLegs = result.legs else { return nil }
         install(legs: newLegs, destinations: remaining, at: time)
         if wasArrived { progress?.arrived = true }
@@ -468,6 +491,35 @@ public final class NavigatorCore {
     }
 
     // MARK: Off route
+
+    /// Feeds the fix to the junction branch tests (`NavigatorConfiguration.junctionBranches`), opening those of the
+    /// junctions now within reach. Returns where to reroute from (the point of the branch taken nearest the fix,
+    /// heading along the branch) when a test decides the vehicle left on a branch. Nothing is added on the first
+    /// `settlingMeters` of a leg begun at a standstill (see `isOffRoute`).
+    private func testBranches(_ snapped: SnappedFix, previous: SnappedFix?, seconds: Double?, speed: Double?)
+        -> Waypoint?
+    {
+        guard var p = progress else { return nil }
+        let dt = max(0, seconds ?? 0)
+        let reach = configuration.junctionBranches.lookaheadMeters + p.velocity * dt
+        p.branches.advance(
+            leg: p.route, progressMeters: p.route.progressMeters, alongMeters: p.along, reachMeters: reach,
+            graph: graph, mode: travelMode)
+        let settling = p.startedStanding && p.along < configuration.settlingMeters
+        var decided: (point: Coordinate, bearingDegrees: Double)?
+        let accuracy = snapped.fix.horizontalAccuracyMeters ?? configuration.defaultHorizontalAccuracyMeters
+        let jumpSlack = configuration.junctionBranches.jumpSlackAccuracies * accuracy
+        if !settling && p.along >= 1
+            && !isPositionJump(snapped.fix, previous: previous?.fix, seconds: seconds, slackMeters: jumpSlack)
+        {
+            decided = p.branches.add(
+                snapped.fix, reachedMeters: p.route.progressMeters + reach, accuracyMeters: accuracy,
+                speedMetersPerSecond: snapped.fix.speedMetersPerSecond ?? speed,
+                weight: evidenceWeight(speed: speed, seconds: dt))
+        }
+        progress = p
+        return decided.map { Waypoint($0.point, preferredHeadingDegrees: $0.bearingDegrees) }
+    }
 
     private func usableCourse(_ fix: RawFix) -> Double? {
         guard let course = fix.courseDegrees, course >= 0, let speed = fix.speedMetersPerSecond,
@@ -501,7 +553,10 @@ public final class NavigatorCore {
                 }
             } ?? false
         let settling = p.startedStanding && p.along < configuration.settlingMeters
-        if !settling && p.along >= 1 && accumulateDivergence(snapped, p, jumped: jumped) {
+        let fixWeight = evidenceWeight(
+            speed: snapped.fix.speedMetersPerSecond.flatMap { $0 >= 0 ? $0 : nil } ?? ownSpeed,
+            seconds: max(0, secondsSincePrevious ?? 0))
+        if !settling && p.along >= 1 && accumulateDivergence(snapped, p, jumped: jumped, weight: fixWeight) {
             return true
         }
         if snapped.isOnRoute {
@@ -575,8 +630,10 @@ public final class NavigatorCore {
     /// that takes a fork at a small angle, or a parallel road, inside the corridor that decides `isOnRoute` (where the
     /// course says nothing and single fixes stay within the noise), while the matcher's own accumulated evidence
     /// keeps one noisy fix from counting. Returns true when the sum reaches `divergenceThreshold`. Without the
-    /// matcher's log-odds (the nearest-road snapper) nothing accumulates.
-    private func accumulateDivergence(_ snapped: SnappedFix, _ p: LegProgress, jumped: Bool) -> Bool {
+    /// matcher's log-odds (the nearest-road snapper) nothing accumulates. A fix adds times its `weight` as evidence
+    /// (`evidenceDecorrelationMeters`): standing in a lane beside the centre line, the same offset comes back fix
+    /// after fix, and the noise of a minute's standing fixes would sooner or later add up to the threshold.
+    private func accumulateDivergence(_ snapped: SnappedFix, _ p: LegProgress, jumped: Bool, weight: Double) -> Bool {
         let accuracy = max(
             1, snapped.fix.horizontalAccuracyMeters ?? configuration.defaultHorizontalAccuracyMeters)
         let distance = snapped.rawRouteMatch?.distanceFromRouteMeters ?? .infinity
@@ -593,8 +650,19 @@ public final class NavigatorCore {
         }
         let matcherAgrees = (snapped.routeLogOdds ?? .infinity) <= -configuration.divergenceLogOdds
         if jumped || !matcherAgrees { step = min(0, step) }
+        if step > 0 { step *= weight }
         divergence = max(0, divergence + step)
         return divergence >= configuration.divergenceThreshold
+    }
+
+    /// How much a fix counts as evidence of leaving, 0…1: the larger of the distance moved (speed × `seconds`) over
+    /// `evidenceDecorrelationMeters` and `seconds` over `evidenceDecorrelationSeconds`.
+    private func evidenceWeight(speed: Double?, seconds: Double) -> Double {
+        let moved = max(0, speed ?? 0) * seconds
+        return min(
+            1,
+            max(
+                moved / configuration.evidenceDecorrelationMeters, seconds / configuration.evidenceDecorrelationSeconds))
     }
 
     private func isNear(_ fix: RawFix, _ point: Coordinate) -> Bool {
@@ -609,10 +677,10 @@ public final class NavigatorCore {
     /// The raw position moved farther since the previous fix than the vehicle can have (1.5 × its speed over the
     /// interval plus `positionJumpSlackMeters`): a position outlier, or the fix that comes back from one. Its
     /// distance from the route is then weak evidence (it counts 1, never 2).
-    private func isPositionJump(_ fix: RawFix, previous: RawFix?, seconds: Double?) -> Bool {
+    private func isPositionJump(_ fix: RawFix, previous: RawFix?, seconds: Double?, slackMeters: Double? = nil) -> Bool {
         guard let previous, let seconds, seconds > 0 else { return false }
         let speed = max(fix.speedMetersPerSecond ?? 0, previous.speedMetersPerSecond ?? 0, 0)
-        let plausible = 1.5 * speed * seconds + configuration.positionJumpSlackMeters
+        let plausible = 1.5 * speed * seconds + (slackMeters ?? configuration.positionJumpSlackMeters)
         return Geodesy.distanceMeters(fix.coordinate, previous.coordinate) > plausible
     }
 
@@ -834,13 +902,32 @@ public final class NavigatorCore {
 
     // MARK: Speeds and traffic
 
-    /// The fix's speed when present, else the snapped displacement over time.
-    private func vehicleSpeed(_ snapped: SnappedFix, previous: SnappedFix?) -> Double? {
-        if let s = snapped.fix.speedMetersPerSecond, s >= 0 { return s }
-        guard let previous else { return nil }
-        let dt = snapped.timestamp.timeIntervalSince(previous.timestamp)
-        guard dt > 0, dt <= 30 else { return nil }
-        return Geodesy.distanceMeters(previous.coordinate, snapped.coordinate) / dt
+    /// The fix's speed when present, else the straight-line displacement of the snapped positions over the last
+    /// `derivedSpeedBaselineSeconds`, less what the position noise alone adds to it (see there).
+    private func vehicleSpeed(_ snapped: SnappedFix) -> Double? {
+        if let s = snapped.fix.speedMetersPerSecond, s >= 0 {
+            recentPositions.removeAll()
+            return s
+        }
+        let now = snapped.timestamp
+        if let last = recentPositions.last, now.timeIntervalSince(last.time) > configuration.derivedSpeedMaximumGapSeconds {
+            recentPositions.removeAll()
+        }
+        recentPositions.append((now, snapped.coordinate))
+        // Keep the newest position at least a baseline old, and everything after it.
+        while recentPositions.count > 2,
+            now.timeIntervalSince(recentPositions[1].time) >= configuration.derivedSpeedBaselineSeconds
+        {
+            recentPositions.removeFirst()
+        }
+        guard let oldest = recentPositions.first else { return nil }
+        let dt = now.timeIntervalSince(oldest.time)
+        guard dt >= configuration.derivedSpeedMinimumBaselineSeconds else { return nil }
+        let measured = Geodesy.distanceMeters(oldest.coordinate, snapped.coordinate)
+        let sigma =
+            configuration.derivedSpeedSigmaPerAccuracy
+            * (snapped.fix.horizontalAccuracyMeters ?? configuration.defaultHorizontalAccuracyMeters)
+        return max(0, measured * measured - 4 * sigma * sigma).squareRoot() / dt
     }
 
     private func updateOwnSpeed(_ speed: Double?, previous: SnappedFix?, now: Date) {

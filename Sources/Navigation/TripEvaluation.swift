@@ -14,6 +14,9 @@ public struct TripEvaluator {
     public var noise = DriveSimulationConfiguration()
     /// Seconds the vehicle stands at each waypoint (fixes keep coming). Default 30.
     public var dwellSeconds: Double = 30
+    /// Every fix is moved this far to the right of the vehicle's true course (a vehicle driving in a lane beside
+    /// the mapped centre line, standing included), metres; 0 = on the centre line. Default 0.
+    public var laneOffsetMeters: Double = 0
     /// Which provider snaps the fixes.
     public var snapping: Snapping = .mapMatcher
     public var configuration = NavigatorConfiguration()
@@ -178,11 +181,16 @@ public struct TripEvaluator {
                 TrafficObservation(osmWayID: way, speedKph: list.sorted()[list.count / 2] * 3.6, observedAt: start)
             }
         }
-        let raw = fixes.map {
+        let raw = zip(fixes, truth).map { fix, sample in
             RawFix(
-                coordinate: $0.coordinate, timestamp: Date(timeIntervalSince1970: $0.timestamp),
-                horizontalAccuracyMeters: $0.horizontalAccuracyMeters, courseDegrees: $0.courseDegrees,
-                speedMetersPerSecond: $0.speedMetersPerSecond)
+                coordinate: laneOffsetMeters == 0
+                    ? fix.coordinate
+                    : Geodesy.destination(
+                        from: fix.coordinate, bearingDegrees: sample.courseDegrees + 90,
+                        distanceMeters: laneOffsetMeters),
+                timestamp: Date(timeIntervalSince1970: fix.timestamp),
+                horizontalAccuracyMeters: fix.horizontalAccuracyMeters, courseDegrees: fix.courseDegrees,
+                speedMetersPerSecond: fix.speedMetersPerSecond)
         }
         guard let first = raw.first else { return nil }
         if knownTraffic {
@@ -212,12 +220,14 @@ public struct TripEvaluator {
         var corridorFixes = 0
         var recentOnRoute: [Bool] = []
         var recentLogOdds: [Double] = []
+        var recentBranchOdds: [Double] = []
         var lowestLogOdds: (value: Double, fix: Int)?
         for (i, fix) in raw.enumerated() {
             let sample = truth[i]
             if let leaving = offRouteTruthTime, sample.timestamp >= leaving { offFixes += 1 }
             if let exit = corridorExitTruthTime, sample.timestamp >= exit { corridorFixes += 1 }
             let legBefore = nav.activeLeg
+            recentBranchOdds.append(nav.offRouteBranchLogOdds ?? .nan)
             let events = step(nav, fix)
             var snappedWay: Int64?
             for case .location(let l) in events {
@@ -240,6 +250,7 @@ public struct TripEvaluator {
                 log(
                     "  off fix \(offFixes): onRoute \(recentOnRoute.last ?? false) matched way \(snappedWay.map(String.init) ?? "-") (truth \(sample.osmWayID)) raw-to-leg \(Int(m?.distanceFromRouteMeters ?? -1)) m, course \(Int(fix.courseDegrees ?? -1)) agrees \(agrees.map { String($0) } ?? "-"), speed \(fix.speedMetersPerSecond ?? -1), "
                         + "log-odds \(logOdds), divergence \(nav.offRouteDivergence), "
+                        + "branch \(nav.offRouteBranchLogOdds.map { String(format: "%.1f", $0) } ?? "-"), "
                         + "leg bearing \(Int(m?.routeBearingDegrees ?? -1)), "
                         + "truth-to-leg \(Int(leg?.project(sample.coordinate)?.distanceFromRouteMeters ?? -1)) m"
                 )
@@ -284,7 +295,8 @@ public struct TripEvaluator {
                             + "speed \(sample.speedMetersPerSecond) dist \(sample.distanceMeters); fix off truth "
                             + "\(Geodesy.distanceMeters(fix.coordinate, sample.coordinate)) m; "
                             + "recent onRoute \(recentOnRoute.suffix(6)) log-odds "
-                            + "\(odds)"
+                            + "\(odds) branch before "
+                            + "\(recentBranchOdds.suffix(4).map { $0.isNaN ? "-" : String(format: "%.1f", $0) })"
                     )
                     if let log, let leg = legBefore {
                         let m = leg.project(fix.coordinate)

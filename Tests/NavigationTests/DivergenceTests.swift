@@ -61,10 +61,13 @@ import Testing
     }
 
     @Test func takingTheOtherRoadAtASmallAngleForkReroutesSooner() throws {
-        var without = NavigatorConfiguration()
+        // The divergence rule alone (the junction branch test, which decides this fork sooner, is off in both).
+        var alone = NavigatorConfiguration()
+        alone.junctionBranches.decisionLogOdds = .infinity
+        var without = alone
         without.divergenceThreshold = .infinity
         // Route straight on to C; the vehicle takes the fork to E.
-        let with = try rerouteFix(path: "ABDE", destination: "C")
+        let with = try rerouteFix(alone, path: "ABDE", destination: "C")
         let before = try rerouteFix(without, path: "ABDE", destination: "C")
         let w = try #require(with.fix), b = try #require(before.fix)
         // Exact fixes at 8 m/s: the roads are 14 m apart three fixes past B, 28 m six fixes past it. The course
@@ -92,5 +95,57 @@ import Testing
             }
         }
         #expect(ungatedReroutes > 0)
+    }
+}
+
+/// Standing in a lane beside the centre line, next to a parallel road: the fixes' offset comes back fix after fix
+/// and the matcher may hold the vehicle on the other road; the divergence sum counts standing fixes only a little
+/// (`NavigatorConfiguration.evidenceDecorrelationMeters`).
+@Suite struct StandingInALaneTests {
+    /// A–B–C straight east (430 m), a parallel road F–G 10 m south of it, joined at both ends.
+    private func roads() throws -> DrawnRoads {
+        try DrawnRoads(
+            """
+            A-------------------------------------------------------------------------------B-----C
+            |                                                                                     |
+            F-------------------------------------------------------------------------------------G
+            """, gridMeters: 5, ways: [.init("ABC"), .init("FG"), .init("AF"), .init("CG")])
+    }
+
+    /// Reroutes over five seeds: 12 m/s to 200 m, then standing 300 s (a jam) with the fixes 8 m south of the centre
+    /// line (σ = 8 m): nearer the parallel road than the route.
+    private func reroutes(_ configuration: NavigatorConfiguration) throws -> Int {
+        let roads = try roads()
+        var count = 0
+        for seed in 1...5 as ClosedRange<UInt64> {
+            let nav = NavigatorCore(
+                graph: roads.graph, snapper: MapMatcherSnapper(index: RoadGeometryIndex(graph: roads.graph)),
+                configuration: configuration)
+            _ = nav.process(RawFix(coordinate: roads["A"], timestamp: t0, speedMetersPerSecond: 0))
+            _ = nav.setDestinations([NavigationWaypoint(coordinate: roads["B"], title: "B")], at: t0)
+            var fixes = Array(drive(roads.path("AB"), speed: 12, from: t0.addingTimeInterval(1), accuracy: 10).prefix(17))
+            let standAt = PolylineGeometry.point(along: roads.path("AB"), offsetMeters: 200)!
+            let last = fixes.last!.timestamp
+            for k in 1...300 {
+                fixes.append(
+                    RawFix(
+                        coordinate: standAt, timestamp: last.addingTimeInterval(Double(k)), horizontalAccuracyMeters: 10,
+                        speedMetersPerSecond: 0))
+            }
+            var rng = SeededGenerator(seed: seed)
+            for i in fixes.indices {
+                fixes[i].coordinate = offset(fixes[i].coordinate, east: 8 * rng.gaussian(), north: -8 + 8 * rng.gaussian())
+            }
+            count += nav.process(fixes).routeChanges.filter { $0.reason == .offRoute }.count
+        }
+        return count
+    }
+
+    @Test func standingInTheLaneNextToAParallelRoadIsNotLeaving() throws {
+        var naive = NavigatorConfiguration()
+        naive.evidenceDecorrelationMeters = 1e-9
+        naive.evidenceDecorrelationSeconds = 1e-9
+        #expect(try reroutes(NavigatorConfiguration()) == 0)
+        #expect(try reroutes(naive) > 0, "control: every standing fix counting in full")
     }
 }

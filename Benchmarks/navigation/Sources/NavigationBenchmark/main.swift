@@ -61,9 +61,19 @@ func pct(_ x: Double) -> String { String(format: "%.1f%%", x * 100) }
 
 /// Off-route experiments: NAV_DIV_THRESHOLD, NAV_DIV_REFERENCE, NAV_DIV_STEP, NAV_DIV_LOG_ODDS, NAV_DIV_COURSE,
 /// NAV_DIV_COURSE_STEP, NAV_DIV_COURSE_SPAN, NAV_VETO_LOG_ODDS override the
-/// divergence rule's defaults (0 threshold = off).
+/// divergence rule's defaults (0 threshold = off); NAV_BRANCH_DECISION (0 = off), NAV_BRANCH_LANE,
+/// NAV_BRANCH_COURSE_SIGMA, NAV_BRANCH_STEP, NAV_BRANCH_COURSE_STEP, NAV_BRANCH_SPAN the junction branch
+/// test's.
 func applyOffRouteOverrides(_ c: inout NavigatorConfiguration) {
     let env = ProcessInfo.processInfo.environment
+    if let v = env["NAV_BRANCH_DECISION"].flatMap(Double.init) {
+        c.junctionBranches.decisionLogOdds = v > 0 ? v : .infinity
+    }
+    if let v = env["NAV_BRANCH_LANE"].flatMap(Double.init) { c.junctionBranches.laneSigmaMeters = v }
+    if let v = env["NAV_BRANCH_COURSE_SIGMA"].flatMap(Double.init) { c.junctionBranches.courseSigmaDegrees = v }
+    if let v = env["NAV_BRANCH_STEP"].flatMap(Double.init) { c.junctionBranches.maximumStepPerFix = v }
+    if let v = env["NAV_BRANCH_COURSE_STEP"].flatMap(Double.init) { c.junctionBranches.maximumCourseStep = v }
+    if let v = env["NAV_BRANCH_SPAN"].flatMap(Double.init) { c.junctionBranches.courseSpanMeters = v }
     if let v = env["NAV_DIV_THRESHOLD"].flatMap(Double.init) { c.divergenceThreshold = v > 0 ? v : .infinity }
     if let v = env["NAV_DIV_REFERENCE"].flatMap(Double.init) { c.divergenceReferenceAccuracies = v }
     if let v = env["NAV_DIV_STEP"].flatMap(Double.init) { c.divergenceMaximumStep = v }
@@ -74,10 +84,21 @@ func applyOffRouteOverrides(_ c: inout NavigatorConfiguration) {
     if let v = env["NAV_VETO_LOG_ODDS"].flatMap(Double.init) { c.offRouteVetoLogOdds = v }
 }
 
+/// NAV_BENCH_LANE_METERS: every fix that far right of the true course (a vehicle in a lane off the centre line).
+let laneOffset = ProcessInfo.processInfo.environment["NAV_BENCH_LANE_METERS"].flatMap(Double.init) ?? 0
+if laneOffset != 0 { print("fixes \(laneOffset) m right of the true course") }
 var stepNanos: [Double] = []
+/// The same steps in this thread's CPU time (no time spent descheduled on a loaded machine).
+var stepCPUNanos: [Double] = []
+func threadCPUNanos() -> Double {
+    var t = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t)
+    return Double(t.tv_sec) * 1e9 + Double(t.tv_nsec)
+}
 for interval in [1.0, 5.0] {
     for traffic in [false, true] where ProcessInfo.processInfo.environment["NAV_BENCH_ONLY_LEAVING"] == nil {
         var evaluator = TripEvaluator(graph: graph, index: index)
+        evaluator.laneOffsetMeters = laneOffset
         evaluator.snapping = snapping
         evaluator.noise.fixIntervalSeconds = interval
         evaluator.noise.reportedAccuracyMeters = 10
@@ -118,9 +139,11 @@ for interval in [1.0, 5.0] {
                 let r = evaluator.run(
                     origin: trip.0, waypoints: stops, knownTraffic: traffic, seed: UInt64(i + 1),
                     step: { nav, fix in
+                        let cpu = threadCPUNanos()
                         let t = clock.now
                         let events = nav.process(fix)
                         let d = clock.now - t
+                        stepCPUNanos.append(threadCPUNanos() - cpu)
                         stepNanos.append(Double(d.components.attoseconds) / 1e9 + Double(d.components.seconds) * 1e9)
                         return events
                     })
@@ -146,6 +169,7 @@ for interval in [1.0, 5.0] {
     // Leaving the route mid-way: fixes from the first truly-off fix to the reroute.
     if ProcessInfo.processInfo.environment["NAV_BENCH_SKIP_LEAVING"] != nil { continue }
     var evaluator = TripEvaluator(graph: graph, index: index)
+    evaluator.laneOffsetMeters = laneOffset
     evaluator.snapping = snapping
     evaluator.noise.fixIntervalSeconds = interval
     evaluator.noise.reportedAccuracyMeters = 10
@@ -177,3 +201,7 @@ print(
     String(
         format: "per-fix step: p50 %.1f µs, p99 %.1f µs, max %.1f µs over %d fixes", percentile(stepNanos, 0.5) / 1000,
         percentile(stepNanos, 0.99) / 1000, (stepNanos.max() ?? 0) / 1000, stepNanos.count))
+print(
+    String(
+        format: "per-fix step, thread CPU time: p50 %.1f µs, p99 %.1f µs, max %.1f µs", percentile(stepCPUNanos, 0.5) / 1000,
+        percentile(stepCPUNanos, 0.99) / 1000, (stepCPUNanos.max() ?? 0) / 1000))
