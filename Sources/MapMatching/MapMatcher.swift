@@ -204,6 +204,14 @@ public final class MapMatcher {
             window.append(step)
             while oldestPendingIsDue() { finalized.append(commitOldest()) }
             provisional = provisionalLocation()
+            if fix.validSpeed == nil, configuration.derivedSpeedBetaMeters.isFinite,
+               provisional.speedMetersPerSecond >= 0 {
+                // No receiver speed: the smoother's speed along the best path stands in for it in the next
+                // transition (`derivedSpeedBetaMeters`).
+                for i in step.states.indices where !step.states[i].isCoast {
+                    step.states[i].referenceSpeed = provisional.speedMetersPerSecond
+                }
+            }
         }
         var update = MatchUpdate(provisional: provisional, finalized: finalized,
                                  firstFinalizedIndex: finalized.isEmpty ? nextFixIndex : firstIndex)
@@ -424,8 +432,13 @@ public final class MapMatcher {
         let betaStep = beta(dtStep, sigma: step.sigma)
         var coastLog = -0.5 * configuration.outlierSigmas * configuration.outlierSigmas - log(step.sigma)
             - log(betaStep) - step.sigma / betaStep
+        let derivedSpeeds = fix.validSpeed == nil && configuration.derivedSpeedBetaMeters.isFinite
         if fix.validSpeed != nil {
             let speedBeta = configuration.speedBetaMeters + configuration.speedBetaGrowthMetersPerSecond * dtStep
+            coastLog -= log(speedBeta) + step.sigma / speedBeta
+        } else if derivedSpeeds, previous.states.contains(where: { $0.referenceSpeed >= 0 }) {
+            let speedBeta = configuration.derivedSpeedBetaMeters
+                + configuration.derivedSpeedBetaGrowthMetersPerSecond * dtStep
             coastLog -= log(speedBeta) + step.sigma / speedBeta
         }
         var coastSources: [(index: Int, score: Double)] = []
@@ -489,13 +502,16 @@ public final class MapMatcher {
                             + configuration.routeSearchSlackMeters)
             let b1 = beta(dt, sigma: step.sigma)
             let logBeta = log(b1)
-            let expected: Double? = fixSpeed.flatMap { v in
+            var expected: Double? = fixSpeed.flatMap { v in
                 from.referenceSpeed >= 0 ? 0.5 * (v + from.referenceSpeed) * dt : nil
             }
+            if derivedSpeeds && from.referenceSpeed >= 0 { expected = from.referenceSpeed * dt }
             let stationary = (fixSpeed ?? .infinity) < configuration.stationarySpeedMetersPerSecond
                 && from.referenceSpeed >= 0 && from.referenceSpeed < configuration.stationarySpeedMetersPerSecond
             let edgeChangePenalty = stationary ? configuration.stationaryEdgeChangePenalty : 0
-            let speedBeta = configuration.speedBetaMeters + configuration.speedBetaGrowthMetersPerSecond * dt
+            let speedBeta = fixSpeed != nil
+                ? configuration.speedBetaMeters + configuration.speedBetaGrowthMetersPerSecond * dt
+                : configuration.derivedSpeedBetaMeters + configuration.derivedSpeedBetaGrowthMetersPerSecond * dt
             let logSpeedBeta = log(speedBeta)
             let remaining = index.length(of: from.edge) - from.offset
             let twin = graph.reverseEdge(of: from.edge)

@@ -61,6 +61,15 @@ public struct MapMatchingConfiguration: Sendable, Hashable {
     public var speedBetaMeters: Double = 10
     /// … growing by this per second between the fixes, metres per second. Default 1.5.
     public var speedBetaGrowthMetersPerSecond: Double = 1.5
+    /// For fixes without a speed: scale of the exponential on |route distance − derived speed · Δt|, metres, where
+    /// the derived speed is the along-road smoother's speed at the previous fix (the slope of its fit through the
+    /// recent positions on the best path). It stands in for the receiver's speed: a route between two fixes much
+    /// longer or shorter than the vehicle's recent pace (a detour over a cross street, a hop to a parallel road)
+    /// is unlikely. Default 5. `.infinity` disables.
+    public var derivedSpeedBetaMeters: Double = 5
+    /// … growing by this per second between the fixes (the vehicle accelerates and brakes; the derived speed is
+    /// less sure than a receiver’s), metres per second. Default 2.
+    public var derivedSpeedBetaGrowthMetersPerSecond: Double = 2
     /// No vehicle moves faster than this along the road between two fixes, m/s. Default 60 (216 km/h).
     public var maximumSpeedMetersPerSecond: Double = 60
     /// The road search between two fixes stops at this multiple of their great-circle distance plus the two search
