@@ -50,6 +50,9 @@ public final class MapMatcher {
 
     private let distances: RoadDistanceCache
     private let smootherModel: AlongRoadSmoother.Model
+    /// The model for the newest fix's provisional answer: without the constant-acceleration fit, whose one-sided
+    /// estimate at the end of the window is noisier than the constant-velocity one.
+    private let provisionalSmootherModel: AlongRoadSmoother.Model
     private var scratch: CandidateScratch
     private var candidateBuffer: [RoadCandidate] = []
     /// Reused buffer of the road search targets of one transition.
@@ -101,7 +104,10 @@ public final class MapMatcher {
             acceleration: configuration.accelerationSigmaMetersPerSecondSquared,
             rejectionSigmas: configuration.smoothingRejectionSigmas,
             standingSpeed: configuration.stationarySpeedMetersPerSecond,
-            nearSamples: configuration.smoothingNearFixes)
+            nearSamples: configuration.smoothingNearFixes, jerk: configuration.positionsOnlyJerkMetersPerSecondCubed)
+        var provisionalModel = smootherModel
+        provisionalModel.jerk = 0
+        provisionalSmootherModel = provisionalModel
         scratch = CandidateScratch(edgeCount: index.graph.edgeCount)
         candidateBuffer.reserveCapacity(32)
     }
@@ -906,7 +912,8 @@ public final class MapMatcher {
         }
         var first = 0
         while first < samples.count - 1 && first < standingFrom && samples[first].time < cutoff { first += 1 }
-        let estimate = AlongRoadSmoother.estimate(samples[first...], target: samples.count - 1, model: smootherModel)
+        let estimate = AlongRoadSmoother.estimate(samples[first...], target: samples.count - 1,
+                                                  model: provisionalSmootherModel)
         let maxShift = configuration.maximumSmoothingShiftSigmas * step.sigma
         let shift = min(maxShift, max(-maxShift, (estimate.distance ?? distance) - distance))
         let o = min(index.length(of: state.edge), max(0, state.offset + shift))

@@ -50,13 +50,38 @@ import TraceSimulation
 
     @Test func derivedSpeedKeepsPositionsOnlyDrivesOnTheirWayAndNearTheTruth() throws {
         let f = try Self.fixture()
-        var off = MapMatchingConfiguration()
+        // Both with the constant-velocity smoother, to see the transitions alone.
+        var on = MapMatchingConfiguration()
+        on.positionsOnlyJerkMetersPerSecondCubed = 0
+        var off = on
         off.derivedSpeedBetaMeters = .infinity
-        let with = Self.evaluate(f, MapMatchingConfiguration(), seeds: 1...12)
+        let with = Self.evaluate(f, on, seeds: 1...12)
         let without = Self.evaluate(f, off, seeds: 1...12)
         // Measured: 93.0 % and p95 8.5 m with it, 92.1 % and 9.0 m without.
         #expect(with.accuracy > without.accuracy, "\(with) against \(without)")
         #expect(with.p95 < without.p95, "\(with) against \(without)")
+    }
+
+    @Test func theConstantAccelerationFitFollowsBrakingBetterThanAStraightLine() throws {
+        let f = try Self.fixture()
+        var line = MapMatchingConfiguration()
+        line.positionsOnlyJerkMetersPerSecondCubed = 0
+        let curve = Self.evaluate(f, MapMatchingConfiguration(), seeds: 1...12)
+        let straight = Self.evaluate(f, line, seeds: 1...12)
+        #expect(curve.p95 < straight.p95, "\(curve) against \(straight)")
+    }
+
+    @Test func theConstantAccelerationFitRecoversAQuadratic() {
+        // Braking: s = 100 + 12·τ − 1.25·τ², observed exactly at τ = −6…6 s; the fit returns s and ds/dτ at τ = 0.
+        let samples = (-6...6).map { k -> OdometerSample in
+            let tau = Double(k)
+            return OdometerSample(time: 1000 + tau, distance: 100 + 12 * tau - 1.25 * tau * tau, speed: nil, sigma: 8)
+        }
+        let fit = AlongRoadSmoother.constantAccelerationFit(samples[...], at: 1000, jerk: 0.15)
+        #expect(abs((fit?.distance ?? 0) - 100) < 1e-6)
+        #expect(abs((fit?.speed ?? 0) - 12) < 1e-6)
+        // Three positions do not determine a quadratic fit with its noise: no answer, the caller fits a line.
+        #expect(AlongRoadSmoother.constantAccelerationFit(samples[0..<3], at: 1000, jerk: 0.15) == nil)
     }
 
     @Test func fixesWithASpeedDoNotUseTheDerivedOne() throws {
