@@ -369,7 +369,11 @@ public final class MapMatcher {
         let projection = LocalProjection(origin: observed)
         let raw = observed == fix.coordinate ? (x: 0.0, y: 0.0) : projection.project(fix.coordinate)
         for c in candidateBuffer {
-            var emission = -0.5 * (c.distance / sigma) * (c.distance / sigma) - log(sigma)
+            let highwayClass = index.graph.highwayClass(of: c.edge)
+            // Vehicles drive in lanes, not on the drawn centre line: on wide roads the distance that counts is
+            // the distance beyond the lanes (see `laneToleranceMeters`).
+            let distance = max(0, c.distance - configuration.laneToleranceMeters(for: highwayClass))
+            var emission = -0.5 * (distance / sigma) * (distance / sigma) - log(sigma)
             if let course {
                 let diff = Geodesy.bearingDifferenceDegrees(course, index.bearing(on: c.edge, at: c.offset))
                 emission -= courseWeight * (1 - cos(diff * .pi / 180))
@@ -387,7 +391,7 @@ public final class MapMatcher {
                 // Vehicles wait at stop lines before a junction, not just past it.
                 emission -= configuration.standingPastJunctionPenalty
             }
-            switch index.graph.highwayClass(of: c.edge) {
+            switch highwayClass {
             case .service, .track, .busway, .pedestrian: emission -= configuration.minorRoadPenalty
             default: break
             }

@@ -1,3 +1,5 @@
+import RoadGraph
+
 /// Every threshold of the map matcher, with its unit and default. The names follow Newson & Krumm (2009),
 /// "Hidden Markov Map Matching Through Noise and Sparseness": σ_z for the emission, β for the transition.
 public struct MapMatchingConfiguration: Sendable, Hashable {
@@ -22,6 +24,13 @@ public struct MapMatchingConfiguration: Sendable, Hashable {
     /// Log-likelihood cost of a candidate on a service road, track, busway or pedestrian street: vehicles use
     /// them less than the streets beside them. Default 1.
     public var minorRoadPenalty: Double = 1
+    /// Half a lane width, metres: a fix's distance to a wide road counts only beyond this many times the road
+    /// class's extra lanes (`extraLanes(of:)`: motorway and trunk 3, primary 2, secondary 1, others 0), since a
+    /// vehicle in an outer lane is metres off the OSM centre line. Default 1.6 (lanes of 3.2 m). On simulated
+    /// drives (scripts/bench-matching) it raised Baltimore's way-id accuracy from 97.3 / 94.8 % to 98.3 / 95.4 %
+    /// (1 s / 5 s) with centre-line truth and kept Helsinki and Liechtenstein within 0.3 points, with lanes
+    /// (traffic-like drives) too. 0 disables.
+    public var halfLaneWidthMeters: Double = 1.6
     /// At most this many roads (a two-way road counts once; both directions become candidates). Default 6.
     public var maximumCandidateRoads: Int = 6
 
@@ -208,6 +217,21 @@ public struct MapMatchingConfiguration: Sendable, Hashable {
         var c = MapMatchingConfiguration()
         c.lagSeconds = 0
         return c
+    }
+
+    /// Lanes beyond the first on each side of the centre line, by road class, for `halfLaneWidthMeters`.
+    public static func extraLanes(of highwayClass: HighwayClass) -> Double {
+        switch highwayClass {
+        case .motorway, .trunk: 3
+        case .primary: 2
+        case .secondary: 1
+        default: 0
+        }
+    }
+
+    /// How far off the centre line of a road of this class a vehicle may drive in its lanes, metres.
+    @inlinable public func laneToleranceMeters(for highwayClass: HighwayClass) -> Double {
+        halfLaneWidthMeters * Self.extraLanes(of: highwayClass)
     }
 
     /// σ_z for a fix, metres.

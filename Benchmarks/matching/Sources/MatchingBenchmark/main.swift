@@ -130,6 +130,7 @@ func simulate(_ o: Options) {
     if let v = o.string("derived-beta").flatMap(Double.init) { configuration.derivedSpeedBetaMeters = v }
     if let v = o.string("derived-growth").flatMap(Double.init) { configuration.derivedSpeedBetaGrowthMetersPerSecond = v }
     if let v = o.string("jerk").flatMap(Double.init) { configuration.positionsOnlyJerkMetersPerSecondCubed = v }
+    if let v = o.string("half-lane").flatMap(Double.init) { configuration.halfLaneWidthMeters = v }
     if let v = o.string("sigma-default").flatMap(Double.init) { configuration.defaultSigmaMeters = v }
 
     // Random trips of 1.5–6 km straight-line between uniformly drawn points on driveable roads.
