@@ -19,7 +19,8 @@ struct OdometerSample {
 ///   distance: independent speed errors add up like a random walk, a trapezoid misses where in an interval the
 ///   speed changed, and a scale error (receiver speed against map length) grows with the distance driven. A
 ///   standing vehicle's neighbours therefore count almost fully however long ago they were taken.
-/// - Otherwise a constant-velocity line is fitted with weights 1 / (σ² + (½·a·Δt²)²).
+/// - Otherwise a constant-acceleration curve is fitted with weights 1 / (σ² + (j·|Δt|³/6)²) when `jerk` is set
+///   and at least four positions determine it, else a constant-velocity line with weights 1 / (σ² + (½·a·Δt²)²).
 ///
 /// Robustness: a first estimate from the `nearSamples` nearest neighbours only; then every observation within
 /// `rejectionSigmas` standard deviations of it is averaged (a stretch matched on the wrong road or a detour on the
@@ -43,6 +44,35 @@ enum AlongRoadSmoother {
         /// Neighbours within this many samples of the target make the first estimate that the others must agree
         /// with (within `rejectionSigmas`).
         var nearSamples: Int
+        /// Jerk scale of the constant-acceleration fit used without speeds, m/s³; 0: the constant-velocity fit.
+        var jerk: Double = 0
+    }
+
+    /// Weighted constant-acceleration fit s = a + b·τ + c·τ² with weights 1 / (σ² + (j·|τ|³/6)²); nil when the
+    /// samples do not determine it (fewer than four, or a singular system).
+    static func constantAccelerationFit(
+        _ samples: ArraySlice<OdometerSample>, at t0: Double, jerk: Double
+    ) -> (distance: Double?, speed: Double?)? {
+        // Normal equations: moments m_k = Σ w τ^k (k = 0…4) and r_k = Σ w τ^k d (k = 0…2).
+        var m0 = 0.0, m1 = 0.0, m2 = 0.0, m3 = 0.0, m4 = 0.0, r0 = 0.0, r1 = 0.0, r2 = 0.0
+        var n = 0
+        for s in samples {
+            guard let d = s.distance else { continue }
+            let tau = s.time - t0
+            let modelError = jerk * abs(tau * tau * tau) / 6
+            let w = 1 / (s.sigma * s.sigma + modelError * modelError)
+            let t2 = tau * tau
+            m0 += w; m1 += w * tau; m2 += w * t2; m3 += w * t2 * tau; m4 += w * t2 * t2
+            r0 += w * d; r1 += w * tau * d; r2 += w * t2 * d
+            n += 1
+        }
+        guard n >= 4 else { return nil }
+        // Cramer's rule on [[m0 m1 m2] [m1 m2 m3] [m2 m3 m4]] · (a b c) = (r0 r1 r2).
+        let det = m0 * (m2 * m4 - m3 * m3) - m1 * (m1 * m4 - m3 * m2) + m2 * (m1 * m3 - m2 * m2)
+        guard abs(det) > 1e-12 * m0 * m2 * m4 else { return nil }
+        let a = (r0 * (m2 * m4 - m3 * m3) - m1 * (r1 * m4 - m3 * r2) + m2 * (r1 * m3 - m2 * r2)) / det
+        let b = (m0 * (r1 * m4 - m3 * r2) - r0 * (m1 * m4 - m3 * m2) + m2 * (m1 * r2 - r1 * m2)) / det
+        return (a, b)
     }
 
     /// Estimated distance along the path at `samples[target].time`, and the speed (m/s) when it can be derived.
@@ -103,6 +133,7 @@ enum AlongRoadSmoother {
             }
             return (mean(nearOnly: false, within: nil, of: 0) ?? nearMean, samples[target].speed)
         }
+        if model.jerk > 0, let fit = constantAccelerationFit(samples, at: t0, jerk: model.jerk) { return fit }
         // Weighted constant-velocity fit s = a + b·τ.
         var sw = 0.0, st = 0.0, stt = 0.0, ss = 0.0, sts = 0.0
         var n = 0

@@ -50,6 +50,9 @@ public final class MapMatcher {
 
     private let distances: RoadDistanceCache
     private let smootherModel: AlongRoadSmoother.Model
+    /// The model for the newest fix's provisional answer: without the constant-acceleration fit, whose one-sided
+    /// estimate at the end of the window is noisier than the constant-velocity one.
+    private let provisionalSmootherModel: AlongRoadSmoother.Model
     private var scratch: CandidateScratch
     private var candidateBuffer: [RoadCandidate] = []
     /// Reused buffer of the road search targets of one transition.
@@ -101,7 +104,10 @@ public final class MapMatcher {
             acceleration: configuration.accelerationSigmaMetersPerSecondSquared,
             rejectionSigmas: configuration.smoothingRejectionSigmas,
             standingSpeed: configuration.stationarySpeedMetersPerSecond,
-            nearSamples: configuration.smoothingNearFixes)
+            nearSamples: configuration.smoothingNearFixes, jerk: configuration.positionsOnlyJerkMetersPerSecondCubed)
+        var provisionalModel = smootherModel
+        provisionalModel.jerk = 0
+        provisionalSmootherModel = provisionalModel
         scratch = CandidateScratch(edgeCount: index.graph.edgeCount)
         candidateBuffer.reserveCapacity(32)
     }
@@ -204,6 +210,14 @@ public final class MapMatcher {
             window.append(step)
             while oldestPendingIsDue() { finalized.append(commitOldest()) }
             provisional = provisionalLocation()
+            if fix.validSpeed == nil, configuration.derivedSpeedBetaMeters.isFinite,
+               provisional.speedMetersPerSecond >= 0 {
+                // No receiver speed: the smoother's speed along the best path stands in for it in the next
+                // transition (`derivedSpeedBetaMeters`).
+                for i in step.states.indices where !step.states[i].isCoast {
+                    step.states[i].referenceSpeed = provisional.speedMetersPerSecond
+                }
+            }
         }
         var update = MatchUpdate(provisional: provisional, finalized: finalized,
                                  firstFinalizedIndex: finalized.isEmpty ? nextFixIndex : firstIndex)
@@ -355,7 +369,11 @@ public final class MapMatcher {
         let projection = LocalProjection(origin: observed)
         let raw = observed == fix.coordinate ? (x: 0.0, y: 0.0) : projection.project(fix.coordinate)
         for c in candidateBuffer {
-            var emission = -0.5 * (c.distance / sigma) * (c.distance / sigma) - log(sigma)
+            let highwayClass = index.graph.highwayClass(of: c.edge)
+            // Vehicles drive in lanes, not on the drawn centre line: on wide roads the distance that counts is
+            // the distance beyond the lanes (see `laneToleranceMeters`).
+            let distance = max(0, c.distance - configuration.laneToleranceMeters(for: highwayClass))
+            var emission = -0.5 * (distance / sigma) * (distance / sigma) - log(sigma)
             if let course {
                 let diff = Geodesy.bearingDifferenceDegrees(course, index.bearing(on: c.edge, at: c.offset))
                 emission -= courseWeight * (1 - cos(diff * .pi / 180))
@@ -373,7 +391,7 @@ public final class MapMatcher {
                 // Vehicles wait at stop lines before a junction, not just past it.
                 emission -= configuration.standingPastJunctionPenalty
             }
-            switch index.graph.highwayClass(of: c.edge) {
+            switch highwayClass {
             case .service, .track, .busway, .pedestrian: emission -= configuration.minorRoadPenalty
             default: break
             }
@@ -424,8 +442,13 @@ public final class MapMatcher {
         let betaStep = beta(dtStep, sigma: step.sigma)
         var coastLog = -0.5 * configuration.outlierSigmas * configuration.outlierSigmas - log(step.sigma)
             - log(betaStep) - step.sigma / betaStep
+        let derivedSpeeds = fix.validSpeed == nil && configuration.derivedSpeedBetaMeters.isFinite
         if fix.validSpeed != nil {
             let speedBeta = configuration.speedBetaMeters + configuration.speedBetaGrowthMetersPerSecond * dtStep
+            coastLog -= log(speedBeta) + step.sigma / speedBeta
+        } else if derivedSpeeds, previous.states.contains(where: { $0.referenceSpeed >= 0 }) {
+            let speedBeta = configuration.derivedSpeedBetaMeters
+                + configuration.derivedSpeedBetaGrowthMetersPerSecond * dtStep
             coastLog -= log(speedBeta) + step.sigma / speedBeta
         }
         var coastSources: [(index: Int, score: Double)] = []
@@ -489,13 +512,16 @@ public final class MapMatcher {
                             + configuration.routeSearchSlackMeters)
             let b1 = beta(dt, sigma: step.sigma)
             let logBeta = log(b1)
-            let expected: Double? = fixSpeed.flatMap { v in
+            var expected: Double? = fixSpeed.flatMap { v in
                 from.referenceSpeed >= 0 ? 0.5 * (v + from.referenceSpeed) * dt : nil
             }
+            if derivedSpeeds && from.referenceSpeed >= 0 { expected = from.referenceSpeed * dt }
             let stationary = (fixSpeed ?? .infinity) < configuration.stationarySpeedMetersPerSecond
                 && from.referenceSpeed >= 0 && from.referenceSpeed < configuration.stationarySpeedMetersPerSecond
             let edgeChangePenalty = stationary ? configuration.stationaryEdgeChangePenalty : 0
-            let speedBeta = configuration.speedBetaMeters + configuration.speedBetaGrowthMetersPerSecond * dt
+            let speedBeta = fixSpeed != nil
+                ? configuration.speedBetaMeters + configuration.speedBetaGrowthMetersPerSecond * dt
+                : configuration.derivedSpeedBetaMeters + configuration.derivedSpeedBetaGrowthMetersPerSecond * dt
             let logSpeedBeta = log(speedBeta)
             let remaining = index.length(of: from.edge) - from.offset
             let twin = graph.reverseEdge(of: from.edge)
@@ -890,7 +916,8 @@ public final class MapMatcher {
         }
         var first = 0
         while first < samples.count - 1 && first < standingFrom && samples[first].time < cutoff { first += 1 }
-        let estimate = AlongRoadSmoother.estimate(samples[first...], target: samples.count - 1, model: smootherModel)
+        let estimate = AlongRoadSmoother.estimate(samples[first...], target: samples.count - 1,
+                                                  model: provisionalSmootherModel)
         let maxShift = configuration.maximumSmoothingShiftSigmas * step.sigma
         let shift = min(maxShift, max(-maxShift, (estimate.distance ?? distance) - distance))
         let o = min(index.length(of: state.edge), max(0, state.offset + shift))

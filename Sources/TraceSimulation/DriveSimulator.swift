@@ -19,8 +19,67 @@ public struct SimulatedGap: Sendable, Hashable {
     }
 }
 
+/// Where in its lanes the vehicle drives (right-hand traffic), as a traffic simulator places it: the truth is in a
+/// lane, not on the OSM centre line. Lanes per direction come from the road class and oneway flag
+/// (`lanesPerDirection`); on a two-way road lane i (0 = innermost) lies (i + ½)·`laneWidthMeters` right of the
+/// centre line, on a oneway road the lanes are centred on it.
+public struct LaneModel: Sendable, Hashable {
+    /// Metres. Default 3.2.
+    public var laneWidthMeters: Double = 3.2
+    /// Chance of moving to a neighbouring lane on entering an edge (where there is one). Default 0.15.
+    public var laneChangeProbabilityPerEdge: Double = 0.15
+    /// Lateral speed of a lane change, m/s (3.2 m in about 3 s). Default 1.
+    public var laneChangeSpeedMetersPerSecond: Double = 1
+    public init() {}
+
+    /// Lanes in each direction of travel: two-way motorway and trunk 2, primary 2, else 1; oneway carriageways
+    /// of motorway and trunk 3, primary and secondary 2, else 1. (OSM's `lanes` tag is not in the graph.)
+    public func lanesPerDirection(of highwayClass: HighwayClass, oneway: Bool) -> Int {
+        switch highwayClass {
+        case .motorway, .trunk: oneway ? 3 : 2
+        case .primary: 2
+        case .secondary: oneway ? 2 : 1
+        default: 1
+        }
+    }
+
+    /// Offset to the right of the centre line of lane `lane` (0 = leftmost) of `lanes`, metres.
+    public func offsetMeters(lane: Int, lanes: Int, oneway: Bool) -> Double {
+        oneway ? (Double(lane) - Double(lanes - 1) / 2) * laneWidthMeters : (Double(lane) + 0.5) * laneWidthMeters
+    }
+}
+
+/// Queues at signals and junctions, as a traffic simulator makes them: a stopping vehicle waits anywhere from the
+/// stop line to `queueDistanceMeters` before it (behind the cars ahead), and creeps forward in a few short moves
+/// while it waits (stop-and-go), accelerating and braking as it drives.
+public struct QueueModel: Sendable, Hashable {
+    /// How far before the stop line the vehicle first stops (uniform), metres. Default 0...50.
+    public var queueDistanceMeters: ClosedRange<Double> = 0...50
+    /// Number of forward moves during one stop (uniform). Default 0...3.
+    public var creepMoves: ClosedRange<Int> = 0...3
+    /// The moves together cover this share of the queue distance (uniform; the rest of the queue is still ahead
+    /// when the light turns green). Default 0.3...1.
+    public var creepShare: ClosedRange<Double> = 0.3...1
+    public init() {}
+}
+
 /// How the simulated vehicle drives and how its GPS errs. Defaults: a 1 Hz phone-grade receiver in a city.
 public struct DriveSimulationConfiguration: Sendable, Hashable {
+    /// Lane positions of the truth (nil: on the centre line). Default nil.
+    public var lanes: LaneModel? = nil
+    /// Queues before stop lines (nil: every stop is at the stop line). Default nil.
+    public var queueing: QueueModel? = nil
+
+    /// The defaults plus what a traffic simulator (SUMO-like) does differently: lanes, queues with stop-and-go,
+    /// and car-following speeds below the limit (cruising at 50–95 % of it).
+    public static var trafficLike: DriveSimulationConfiguration {
+        var c = DriveSimulationConfiguration()
+        c.lanes = LaneModel()
+        c.queueing = QueueModel()
+        c.cruiseFraction = 0.5...0.95
+        return c
+    }
+
     /// Seconds between fixes. Default 1.
     public var fixIntervalSeconds: Double = 1
     /// Standard deviation of the position error on each axis (east and north), metres. Default 8.
@@ -81,6 +140,8 @@ public struct TruthSample: Sendable, Hashable {
     /// Distance driven since the start, metres.
     public var distanceMeters: Double
     public var isStopped: Bool
+    /// Offset of the true position to the right of the road's centre line, metres (0 without `lanes`).
+    public var laneOffsetMeters: Double = 0
 }
 
 /// A simulated drive: the fixes a receiver reported, and the truth at each of them.
@@ -151,6 +212,7 @@ public struct DriveSimulator {
         // Speed constraints at edge ends: turn speed, and stops.
         struct Constraint { var at: Double; var speed: Double; var stopSeconds: Double }
         var constraints: [Constraint] = []
+        var lastStop = -Double.infinity
         for i in 0..<(edges.count - 1) {
             let e = edges[i], next = edges[i + 1]
             let at = starts[i + 1]
@@ -174,11 +236,50 @@ public struct DriveSimulator {
             let setback = graph.flags(of: e).contains(.trafficSignalsAtTarget) ? 2.0 : configuration.stopLineSetbackMeters
             let length = index.length(of: e)
             let stopAt = stop > 0 ? at - min(max(setback, min(2, length / 3)), length * 2 / 3) : at
-            if speed.isFinite && stopAt > begin && at < finish {
-                constraints.append(Constraint(at: stopAt, speed: speed, stopSeconds: stop))
+            guard speed.isFinite && stopAt > begin && at < finish else { continue }
+            if stop > 0, let queue = configuration.queueing {
+                // Queued: the first stop lies up to `queueDistanceMeters` before the stop line (not before the
+                // previous stop or the start), then a few forward moves split the wait.
+                let back = Double.random(in: queue.queueDistanceMeters, using: &rng)
+                let first = max(stopAt - back, min(stopAt, max(begin + 1, lastStop + 8)))
+                let moves = Int.random(in: queue.creepMoves, using: &rng)
+                let covered = (stopAt - first) * Double.random(in: queue.creepShare, using: &rng)
+                var shares = (0...moves).map { _ in Double.random(in: 0.5...1.5, using: &rng) }
+                let shareSum = shares.reduce(0, +)
+                shares = shares.map { $0 / shareSum }
+                var position = first
+                for m in 0...moves {
+                    if m > 0 { position += covered / Double(moves) }
+                    constraints.append(Constraint(at: position, speed: 0, stopSeconds: max(1, stop * shares[m])))
+                }
+                lastStop = position
+                continue
             }
+            constraints.append(Constraint(at: stopAt, speed: speed, stopSeconds: stop))
+            if stop > 0 { lastStop = stopAt }
         }
         constraints.append(Constraint(at: finish, speed: 0, stopSeconds: 0))
+        // Queues reach back past earlier junctions: keep the constraints in driving order.
+        constraints.sort { $0.at < $1.at }
+        // Lanes: per edge, the lane count from the road class, a lane kept from the previous edge where it exists
+        // (else drawn), and now and then a change to a neighbouring lane.
+        var laneOffsets: [Double] = []
+        if let lanes = configuration.lanes {
+            var lane = 0
+            var previousCount = 0
+            for e in edges {
+                let oneway = graph.flags(of: e).contains(.oneway)
+                let count = max(1, lanes.lanesPerDirection(of: graph.highwayClass(of: e), oneway: oneway))
+                if count != previousCount {
+                    lane = Int.random(in: 0..<count, using: &rng)
+                } else if count > 1 && Double.random(in: 0..<1, using: &rng) < lanes.laneChangeProbabilityPerEdge {
+                    lane = lane == 0 ? 1 : (lane == count - 1 ? lane - 1 : lane + (Bool.random(using: &rng) ? 1 : -1))
+                }
+                previousCount = count
+                laneOffsets.append(lanes.offsetMeters(lane: lane, lanes: count, oneway: oneway))
+            }
+        }
+        var lateral = laneOffsets.first ?? 0
 
         var fixes: [LocationFix] = []
         var truth: [TruthSample] = []
@@ -197,12 +298,17 @@ public struct DriveSimulator {
             if t + 1e-9 >= nextFixTime {
                 let e = edges[edgeIndex]
                 let offset = min(index.length(of: e), max(0, s - starts[edgeIndex]))
-                let point = index.point(on: e, at: offset)
+                var point = index.point(on: e, at: offset)
                 let course = index.bearing(on: e, at: offset)
+                if lateral != 0 {
+                    // To the right of the direction of travel.
+                    let theta = course * .pi / 180
+                    point = LocalProjection(origin: point).unproject(x: lateral * cos(theta), y: -lateral * sin(theta))
+                }
                 let sample = TruthSample(
                     timestamp: configuration.startTimestamp + t, coordinate: point, edge: e, offsetMeters: offset,
                     osmWayID: graph.osmWayID(of: e), speedMetersPerSecond: v, courseDegrees: course,
-                    distanceMeters: s - begin, isStopped: v < 0.1)
+                    distanceMeters: s - begin, isStopped: v < 0.1, laneOffsetMeters: lateral)
                 let inGap = configuration.gaps.contains { t >= $0.startSeconds && t < $0.startSeconds + $0.durationSeconds }
                 let inTunnel = configuration.dropFixesInTunnels && graph.flags(of: e).contains(.tunnel)
                 // Draw the noise even for dropped fixes so that gaps do not shift the rest of the trace.
@@ -234,6 +340,11 @@ public struct DriveSimulator {
                 nextFixTime += configuration.fixIntervalSeconds
             }
             if s >= finish - 1e-6 && v <= 1e-6 { break }
+            if let lanes = configuration.lanes, edgeIndex < laneOffsets.count {
+                // Lane changes are lateral moves at a bounded speed (only while moving).
+                let step = lanes.laneChangeSpeedMetersPerSecond * h * (v > 0.5 ? 1 : 0)
+                lateral += max(-step, min(step, laneOffsets[edgeIndex] - lateral))
+            }
             // Speed control.
             if dwell > 0 {
                 dwell -= h
@@ -283,7 +394,7 @@ extension SimulatedDrive {
             g += "{\"timestamp\":\(s.timestamp),\"lat\":\(s.coordinate.latitude),\"lon\":\(s.coordinate.longitude)"
             g += ",\"osmWayId\":\(s.osmWayID),\"edge\":\(s.edge),\"offsetMeters\":\(s.offsetMeters)"
             g += ",\"speed\":\(s.speedMetersPerSecond),\"course\":\(s.courseDegrees),\"stopped\":\(s.isStopped)"
-            g += ",\"outlier\":\(isOutlier[i])}\n"
+            g += ",\"outlier\":\(isOutlier[i]),\"laneOffsetMeters\":\(s.laneOffsetMeters)}\n"
         }
         return (f, g)
     }

@@ -179,7 +179,8 @@ struct OfflineViterbiReference {
         func emission(_ i: Int, _ k: RoadCandidate) -> Double {
             let sigma = sigmas[i]
             let graph = index.graph
-            var e = -0.5 * (k.distance / sigma) * (k.distance / sigma) - log(sigma)
+            let d = max(0, k.distance - c.laneToleranceMeters(for: graph.highwayClass(of: k.edge)))
+            var e = -0.5 * (d / sigma) * (d / sigma) - log(sigma)
             if standingFlags[i] && index.length(of: k.edge) - k.offset <= c.stopLineZoneMeters
                 && index.isWaitingPoint(graph.target(of: k.edge)) {
                 e += c.standingBeforeJunctionBonus

@@ -4,6 +4,8 @@
 //                              [--outliers 0.02] [--interval 1 --interval 5] [--save-graph MAP.graph]
 //                              [--no-speed] (fixes without speed and course) [--accuracy M] (reported accuracy)
 //                              [--position-only] (also match each drive with speed and course stripped)
+//                              [--traffic] (traffic-like drives: lanes, queues with stop-and-go, slower cruising;
+//                              see DriveSimulationConfiguration.trafficLike; output in DIR/<interval>s-traffic/)
 //                              [--repeat N] (match each drive N times, keep each fix's smallest time)
 //                              [--lag N] and other configuration overrides (see below) for tuning experiments
 //       Imports the map, routes random trips, simulates each drive per fix interval, writes DIR/<interval>s/
@@ -125,6 +127,10 @@ func simulate(_ o: Options) {
     if let v = o.string("beta-sigmas").flatMap(Double.init) { configuration.betaPerSigma = v }
     if let v = o.string("speed-beta").flatMap(Double.init) { configuration.speedBetaMeters = v }
     if let v = o.string("speed-inference").flatMap(Int.init) { configuration.speedInferenceFixes = v }
+    if let v = o.string("derived-beta").flatMap(Double.init) { configuration.derivedSpeedBetaMeters = v }
+    if let v = o.string("derived-growth").flatMap(Double.init) { configuration.derivedSpeedBetaGrowthMetersPerSecond = v }
+    if let v = o.string("jerk").flatMap(Double.init) { configuration.positionsOnlyJerkMetersPerSecondCubed = v }
+    if let v = o.string("half-lane").flatMap(Double.init) { configuration.halfLaneWidthMeters = v }
     if let v = o.string("sigma-default").flatMap(Double.init) { configuration.defaultSigmaMeters = v }
 
     // Random trips of 1.5–6 km straight-line between uniformly drawn points on driveable roads.
@@ -149,7 +155,8 @@ func simulate(_ o: Options) {
     FileHandle.standardError.write(Data("simulate: \(routes.count) routes, \(graph.edgeCount) edges\n".utf8))
 
     for interval in o.doubles("interval", [1, 5]) {
-        let dir = URL(fileURLWithPath: out).appendingPathComponent("\(Int(interval))s")
+        let traffic = o.values["traffic"] != nil
+        let dir = URL(fileURLWithPath: out).appendingPathComponent("\(Int(interval))s" + (traffic ? "-traffic" : ""))
         try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         var fixesText = "", truthText = "", oursText = "", positionOnlyText = "", provisionalText = ""
         var perFix: [Double] = []
@@ -164,7 +171,7 @@ func simulate(_ o: Options) {
         var breakdown = ErrorBreakdown()
         var breakdownPositionOnly = ErrorBreakdown()
         for (n, route) in routes.enumerated() {
-            var c = DriveSimulationConfiguration()
+            var c = traffic ? DriveSimulationConfiguration.trafficLike : DriveSimulationConfiguration()
             c.fixIntervalSeconds = interval
             c.positionSigmaMeters = sigma
             c.outlierProbability = outliers
