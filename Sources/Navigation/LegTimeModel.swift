@@ -10,15 +10,11 @@ import Routing
 /// - traffic signal at the node (`EdgeFlags.trafficSignalsAtTarget`): `trafficSignalSeconds` — a 90 s cycle with
 ///   about half red gives an expected wait of 0.5 × 45 s / 2 ≈ 11 s, plus ≈ 7 s lost braking and accelerating
 ///   for the share of arrivals that stop; a turn at a signal adds its turn delay on top;
-/// - a signal node within `signalClusterMeters` of the previous charged signal node along the route is part of the
-///   same signalised junction (OSM tags each approach, carriageway and crossing of one junction; Helsinki puts
-///   2–4 signal nodes on one crossing): the vehicle waits there once, so only the first node of a cluster is
-///   charged `trafficSignalSeconds`, and the others count as signal-controlled without a wait of their own (so
-///   does a junction node without a signal tag in that reach: the junction the stop-line signal controls);
-/// - a signal on a node that is no junction and has no junction within `stopLineReachMeters` ahead on the route (a
-///   pedestrian crossing between junctions) is charged `crossingSignalSeconds`: it is red for cars only when
-///   someone has asked to cross. (A signal node a few metres before a junction is its stop line, as many cities
-///   map them: that is the junction's signal.)
+/// - the signal nodes of one junction (`signals`, see `SignalJunctions`: OSM tags each approach, carriageway and
+///   crossing, Helsinki 2–4 nodes per crossing) are charged once, at the first; the others, and the junction node
+///   just past a stop-line signal, count as signal-controlled without a wait of their own;
+/// - a signal with no junction near ahead (a pedestrian crossing between junctions) is charged
+///   `crossingSignalSeconds`: it is red for cars only when someone has asked to cross;
 /// - no junction (the node joins only this way and its continuation) : a bend sharper than 60° costs
 ///   `sharpBendSeconds`, otherwise nothing;
 /// - a junction without a signal: straight on (|turn| ≤ 30°) `uncontrolledCrossingSeconds` (yielding, slowing),
@@ -31,16 +27,12 @@ public struct JunctionDelayModel: Sendable, Hashable {
     /// observation is a moving speed along the way (stops excluded), which already holds this part and every turn
     /// and crossing slow-down: on an edge that traffic covers, only the rest (the expected wait) is charged.
     public var trafficSignalSlowdownSeconds: Double = 3.5
-    /// Signal nodes closer than this along the route to the last charged one belong to the same junction and are
-    /// not charged again, metres. Default 40: the far side of a dual carriageway or a large crossing, not the next
-    /// junction of a city block (Helsinki's blocks are 60–150 m).
-    public var signalClusterMeters: Double = 40
+    /// Which signal nodes along a route belong to one junction and which are pedestrian crossings (see
+    /// `SignalJunctions`: 40 m clusters, stop lines up to 25 m before the junction).
+    public var signals = SignalJunctions()
     /// A signal between junctions (pedestrian crossing), seconds. Default 5: about a quarter of the cars stop for
     /// 15–20 s, plus slowing.
     public var crossingSignalSeconds: Double = 5
-    /// A signal node that is no junction belongs to the first junction at most this far ahead on the route (its stop
-    /// line), metres. Default 25.
-    public var stopLineReachMeters: Double = 25
     /// The share of a turn or crossing delay still charged on an edge that traffic covers. Default 0.75: a way's
     /// median moving speed holds part of the slow-down (the braking and accelerating samples on the way), not
     /// all of it (a median passes over short slow stretches).
@@ -59,18 +51,6 @@ public struct JunctionDelayModel: Sendable, Hashable {
     public var rightHandTraffic: Bool = true
     public init() {}
 
-    /// How a signal at the node between two route edges is charged.
-    public enum SignalCharge: Sendable, Hashable {
-        /// No signal at the node.
-        case none
-        /// The first signal node of a junction: the wait, `trafficSignalSeconds`.
-        case junction
-        /// A further signal node of a junction already charged: signal-controlled, no wait of its own.
-        case sameJunction
-        /// A signal at a node that is no junction: `crossingSignalSeconds`.
-        case crossing
-    }
-
     /// The delay between route edges `from` and `to` (consecutive, `target(from) == source(to)`), seconds, for a
     /// signal node charged on its own (see `delays(along:graph:mode:)` for a whole route).
     public func delaySeconds(from: EdgeID, to: EdgeID, graph: RoadGraph, mode: TravelMode) -> Double {
@@ -84,42 +64,28 @@ public struct JunctionDelayModel: Sendable, Hashable {
         seconds: Double, underTrafficSeconds: Double
     ) {
         let signal = graph.flags(of: from).contains(.trafficSignalsAtTarget)
-        let isCrossing = signal && branchCount(at: from, graph: graph) <= 1 && branchCount(at: to, graph: graph) <= 1
-        let charge: SignalCharge = !signal ? .none : isCrossing ? .crossing : .junction
-        return delay(from: from, to: to, signal: charge, graph: graph, mode: mode)
+        let isCrossing = signal && SignalJunctions.branchCount(at: from, graph: graph) <= 1
+            && SignalJunctions.branchCount(at: to, graph: graph) <= 1
+        let kind: SignalJunctions.Kind = !signal ? .none : isCrossing ? .crossing : .junction
+        return delay(from: from, to: to, signal: kind, graph: graph, mode: mode)
     }
 
     /// The delay at the end of every edge of `edges` (a route; the last entry is 0), with the signal nodes of one
-    /// junction charged once (`signalClusterMeters`). `portionsMeters[i]` is the length of edge i the route uses;
+    /// junction charged once (`signals`). `portionsMeters[i]` is the length of edge i the route uses;
     /// a piece shorter than 1 m at either end of the route means the route starts or ends at the node: no turn
     /// happens there. Returns (seconds, seconds still charged under traffic) per edge.
     public func delays(
         along edges: [EdgeID], portionsMeters: [Double], graph: RoadGraph, mode: TravelMode
     ) -> [(seconds: Double, underTrafficSeconds: Double)] {
         var out = Array(repeating: (seconds: 0.0, underTrafficSeconds: 0.0), count: edges.count)
-        var sinceChargedSignal = Double.infinity  // metres driven since the last charged junction signal
-        for i in 0..<max(0, edges.count - 1) {
-            sinceChargedSignal += portionsMeters[i]
-            guard portionsMeters[i] >= 1 && portionsMeters[i + 1] >= 1 else { continue }
-            var charge = SignalCharge.none
-            if graph.flags(of: edges[i]).contains(.trafficSignalsAtTarget) {
-                if !junctionAhead(of: i, along: edges, portionsMeters: portionsMeters, graph: graph) {
-                    charge = .crossing
-                } else if sinceChargedSignal < signalClusterMeters {
-                    charge = .sameJunction
-                } else {
-                    charge = .junction
-                    sinceChargedSignal = 0
-                }
-            } else if sinceChargedSignal < signalClusterMeters {
-                charge = .sameJunction  // a junction node just past its signal's stop line
-            }
-            out[i] = delay(from: edges[i], to: edges[i + 1], signal: charge, graph: graph, mode: mode)
+        let kinds = signals.kinds(along: edges, portionsMeters: portionsMeters, graph: graph)
+        for i in 0..<max(0, edges.count - 1) where portionsMeters[i] >= 1 && portionsMeters[i + 1] >= 1 {
+            out[i] = delay(from: edges[i], to: edges[i + 1], signal: kinds[i], graph: graph, mode: mode)
         }
         return out
     }
 
-    private func delay(from: EdgeID, to: EdgeID, signal: SignalCharge, graph: RoadGraph, mode: TravelMode) -> (
+    private func delay(from: EdgeID, to: EdgeID, signal: SignalJunctions.Kind, graph: RoadGraph, mode: TravelMode) -> (
         seconds: Double, underTrafficSeconds: Double
     ) {
         let seconds = totalDelaySeconds(from: from, to: to, signal: signal, graph: graph, mode: mode)
@@ -135,41 +101,11 @@ public struct JunctionDelayModel: Sendable, Hashable {
         return (seconds, waiting + turnDelayShareUnderTraffic * max(0, seconds - signalPart))
     }
 
-    /// Whether the end node of `edges[i]` is a junction, or one lies within `stopLineReachMeters` after it on the
-    /// route (before the route's last node).
-    private func junctionAhead(of i: Int, along edges: [EdgeID], portionsMeters: [Double], graph: RoadGraph) -> Bool {
-        var j = i
-        var ahead = 0.0
-        while j < edges.count - 1 && ahead <= stopLineReachMeters {
-            if branchCount(at: edges[j], graph: graph) >= 2 { return true }
-            j += 1
-            ahead += portionsMeters[j]
-        }
-        return false
-    }
-
-    /// Other roads meeting at the end node of `edge` (any direction, any mode), not counting the one it came from:
-    /// two or more make the node a junction.
-    private func branchCount(at edge: EdgeID, graph: RoadGraph) -> Int {
-        let node = graph.target(of: edge)
-        let cameFrom = graph.source(of: edge)
-        var neighbours: [NodeID] = []
-        for e in graph.outgoingEdges(of: node) {
-            let n = graph.target(of: e)
-            if n != cameFrom && !neighbours.contains(n) { neighbours.append(n) }
-        }
-        for e in graph.incomingEdges(of: node) {
-            let n = graph.source(of: e)
-            if n != cameFrom && !neighbours.contains(n) { neighbours.append(n) }
-        }
-        return neighbours.count
-    }
-
     private func totalDelaySeconds(
-        from: EdgeID, to: EdgeID, signal: SignalCharge, graph: RoadGraph, mode: TravelMode
+        from: EdgeID, to: EdgeID, signal: SignalJunctions.Kind, graph: RoadGraph, mode: TravelMode
     ) -> Double {
         let turn = signedTurnDegrees(from: from, to: to, graph: graph)
-        let branches = branchCount(at: from, graph: graph)
+        let branches = SignalJunctions.branchCount(at: from, graph: graph)
         let magnitude = abs(turn)
         var delay: Double
         switch signal {

@@ -26,6 +26,18 @@ public struct NavigatorConfiguration: Sendable, Hashable {
     /// … and the raw fix lies within this of the leg (or twice its reported accuracy, if more): an outlier says
     /// nothing about arriving. Default 25 m.
     public var arrivalRawCorridorMeters: Double = 25
+    /// … or, for a vehicle that drives through the waypoint without stopping (a drop-off on the move, the end of a
+    /// recorded drive), when the progress estimate is within this of the end and the fix's matched position is
+    /// within `arrivalRadiusMeters` of the leg's end or the waypoint in a straight line, and the raw fix within
+    /// `arrivalRawCorridorMeters` (or twice its accuracy) of it: at speed the estimate trails a moving vehicle by
+    /// 5–20 m and no fix may fall inside the radius. Default 30 m.
+    public var arrivalPassingEstimateMeters: Double = 30
+    /// … or when the vehicle's matched positions at two fixes in a row, both on matched roads and without a
+    /// position jump, lie on either side of the leg's end and the line between them passes within
+    /// `arrivalRadiusMeters` of it, while the estimate before this fix could have reached the end: the vehicle
+    /// drove through the waypoint between sparse fixes (5 s at 40 km/h is 55 m). Announced late rather than
+    /// missed, which would send the vehicle back to it.
+    public var arrivalByPassingThrough = true
 
     /// Off route when the evidence of consecutive off-route fixes reaches this. A fix the matcher puts off the
     /// route counts 1; one that is also at least `strongOffRouteDistanceMeters` from the route while the vehicle

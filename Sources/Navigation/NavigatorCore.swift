@@ -285,7 +285,9 @@ public final class NavigatorCore {
         }
         if var p = progress, !p.arrived {
             let seconds = previous.map { time.timeIntervalSince($0.timestamp) }
-            if let branch = testBranches(snapped, previous: previous, seconds: seconds, speed: speed) {
+            if let arrival = checkPassedThrough(snapped, previous: previous, seconds: seconds, at: time) {
+                events.append(arrival)  // not off route: past the waypoint, on the way out of it
+            } else if let branch = testBranches(snapped, previous: previous, seconds: seconds, speed: speed) {
                 offRouteEvidence = 0
                 divergence = 0
                 if let reroute = reroute(from: snapped, reason: .offRoute, at: time, origin: branch) {
@@ -794,16 +796,50 @@ public final class NavigatorCore {
         // … unless the vehicle is on the leg well before its end (passing the destination on the way round).
         let measuredAlong = snapped.routeMatch?.distanceAlongLegMeters ?? p.along
         let explainedByLeg = snapped.isOnRoute && length - measuredAlong > 2 * configuration.arrivalStandingRadiusMeters
-        guard (estimateClose && measurementClose && snapped.isOnRoute) || (nearEnd && !explainedByLeg) else {
+        // Driving through without stopping: the estimate trails a moving vehicle, so the matched position and the
+        // raw fix, in a straight line, must say it is there.
+        let targets = [p.route.leg.end.point, destination.coordinate]
+        func straightLine(_ c: Coordinate) -> Double { targets.map { Geodesy.distanceMeters(c, $0) }.min() ?? .infinity }
+        let passingClose =
+            length - max(p.along, predictedAlong(p, at: time)) <= configuration.arrivalPassingEstimateMeters
+            && snapped.edge != nil && straightLine(snapped.coordinate) <= configuration.arrivalRadiusMeters
+            && straightLine(snapped.fix.coordinate) <= max(configuration.arrivalRawCorridorMeters, 2 * accuracy)
+        guard (estimateClose && measurementClose && snapped.isOnRoute) || (nearEnd && !explainedByLeg) || passingClose
+        else {
             return nil
         }
+        return announceArrival(&p, at: time, vehicle: snapped.coordinate)
+    }
+
+    /// The vehicle's matched positions at the previous fix and this one lie on either side of the leg's end, the
+    /// line between them passes within `arrivalRadiusMeters` of it, and the estimate before this fix could have
+    /// reached the end: it drove through between two sparse fixes (see `arrivalByPassingThrough`).
+    private func checkPassedThrough(
+        _ snapped: SnappedFix, previous: SnappedFix?, seconds: Double?, at time: Date
+    ) -> NavigationEvent? {
+        guard configuration.arrivalByPassingThrough, var p = progress, !p.arrived, let previous, let seconds,
+            seconds > 0, previous.edge != nil, previous.isOnRoute, snapped.edge != nil,
+            !isPositionJump(snapped.fix, previous: previous.fix, seconds: seconds)
+        else { return nil }
+        let end = p.route.leg.end.point
+        let step = Geodesy.distanceMeters(previous.coordinate, snapped.coordinate)
+        let crossing = PolylineGeometry.project(end, ontoSegment: previous.coordinate, snapped.coordinate)
+        guard crossing.fraction > 0, crossing.fraction < 1,
+            crossing.distanceMeters <= configuration.arrivalRadiusMeters,
+            p.route.lengthMeters - p.along <= step + configuration.arrivalRadiusMeters
+        else { return nil }
+        return announceArrival(&p, at: time, vehicle: snapped.coordinate)
+    }
+
+    private func announceArrival(_ p: inout LegProgress, at time: Date, vehicle: Coordinate) -> NavigationEvent? {
+        guard let destination = destinations.first else { return nil }
         p.arrived = true
         progress = p
         if stopGuidanceAtArrival { isGuidanceActive = false }
         return .arrival(
             ArrivalEvent(
                 timestamp: time, waypoint: destination, remainingWaypoints: destinations.count - 1,
-                vehicleCoordinate: snapped.coordinate))
+                vehicleCoordinate: vehicle))
     }
 
     /// Remaining time and distance. The time is the leg's model (own speed blended on the current edge) scaled

@@ -105,6 +105,12 @@ public struct RouterConfiguration: Sendable, Hashable {
     public var nearSnapRadiusMeters: Double = 50
     /// How many nearby edges are considered when honouring a preferred heading. Default 12.
     public var snapCandidateLimit: Int = 12
+    /// A destination without a heading or side preference may be reached on any usable road within this of the
+    /// nearest one, metres; the search takes whichever is cheapest. Overlapping and closely parallel ways (a
+    /// tram-and-car pair, the two halves of a split street, a slip lane) put the nearest road 1–5 m from the one the
+    /// vehicle can reach directly, and a single candidate then made the leg loop round the block to arrive in the
+    /// other direction. Default 5 m; 0 takes only the nearest road, as before.
+    public var destinationTieMeters: Double = 5
     /// A road direction matches a preferred heading when its bearing differs by at most this. Default 45°.
     public var headingToleranceDegrees: Double = 45
     /// Traffic drives on the right (the same-side rule picks the direction whose right faces the waypoint).

@@ -222,7 +222,13 @@ public final class Router {
             let wantRight = configuration.rightHandTraffic
             return [isRight == wantRight ? result[0] : result[1]]
         }
-        return result
+        guard arriving && !waypoint.preferSameSideOfRoad && configuration.destinationTieMeters > 0 else { return result }
+        var all = result
+        for snap in snaps.dropFirst()
+        where snap.distanceMeters <= nearest.distanceMeters + configuration.destinationTieMeters {
+            for option in bothDirections(of: snap, model) where !all.contains(option) { all.append(option) }
+        }
+        return all
     }
 
     /// The snapped position on the snapped edge, then on its twin when the mode may use it.

@@ -104,8 +104,15 @@ public struct DriveSimulationConfiguration: Sendable, Hashable {
     public var accelerationMetersPerSecondSquared: Double = 1.5
     /// m/s². Default 2.5.
     public var decelerationMetersPerSecondSquared: Double = 2.5
-    /// Chance of stopping at a node with traffic signals. Default 0.5.
+    /// Chance of stopping at a signalised junction. Default 0.5.
     public var stopProbabilityAtSignals: Double = 0.5
+    /// Which signal nodes along the route are one junction (a vehicle stops at most once there) and which are
+    /// pedestrian crossings (`SignalJunctions`, the navigator's reading of the same tags). nil: every signal node
+    /// is a junction of its own, as before 2026-11-30 (Helsinki drives then stopped up to three times at one
+    /// crossing). Default `SignalJunctions()`.
+    public var signalJunctions: SignalJunctions? = SignalJunctions()
+    /// Chance of stopping at a signal that is a pedestrian crossing (with `signalJunctions`). Default 0.15.
+    public var stopProbabilityAtCrossingSignals: Double = 0.15
     /// Chance of stopping at any other junction (give way, traffic). Default 0.1.
     public var stopProbabilityAtJunctions: Double = 0.1
     /// Vehicles stop this far before the junction node (the stop line), metres; 2 m before a traffic-signal node
@@ -213,6 +220,14 @@ public struct DriveSimulator {
         struct Constraint { var at: Double; var speed: Double; var stopSeconds: Double }
         var constraints: [Constraint] = []
         var lastStop = -Double.infinity
+        let signalKinds = configuration.signalJunctions.map { signals in
+            signals.kinds(
+                along: edges,
+                portionsMeters: edges.indices.map { i in
+                    max(0, min(finish, starts[i] + index.length(of: edges[i])) - max(begin, starts[i]))
+                },
+                graph: graph)
+        }
         for i in 0..<(edges.count - 1) {
             let e = edges[i], next = edges[i + 1]
             let at = starts[i + 1]
@@ -225,8 +240,16 @@ public struct DriveSimulator {
             let node = graph.target(of: e)
             let junction = graph.outgoingEdges(of: node).count > 2
             var stop = 0.0
-            let p = graph.flags(of: e).contains(.trafficSignalsAtTarget) ? configuration.stopProbabilityAtSignals
-                : (junction ? configuration.stopProbabilityAtJunctions : 0)
+            let p: Double
+            switch signalKinds?[i] {
+            case .junction?: p = configuration.stopProbabilityAtSignals
+            case .sameJunction?: p = 0  // waited (or not) at the junction's first signal
+            case .crossing?: p = configuration.stopProbabilityAtCrossingSignals
+            case .none?: p = junction ? configuration.stopProbabilityAtJunctions : 0
+            case nil:
+                p = graph.flags(of: e).contains(.trafficSignalsAtTarget) ? configuration.stopProbabilityAtSignals
+                    : (junction ? configuration.stopProbabilityAtJunctions : 0)
+            }
             if p > 0 && Double.random(in: 0..<1, using: &rng) < p {
                 stop = Double.random(in: configuration.stopDurationSeconds, using: &rng)
                 speed = 0

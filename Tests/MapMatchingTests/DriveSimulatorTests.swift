@@ -1,6 +1,7 @@
 import Foundation
 import Geo
 import RoadGraph
+import Routing
 import Testing
 import TraceSimulation
 
@@ -106,5 +107,50 @@ import TraceSimulation
         #expect(t.lanes != nil && t.queueing != nil)
         #expect(t.cruiseFraction.upperBound < DriveSimulationConfiguration().cruiseFraction.upperBound)
         #expect(DriveSimulationConfiguration().lanes == nil && DriveSimulationConfiguration().queueing == nil)
+    }
+}
+
+/// `DriveSimulationConfiguration.signalJunctions`: a vehicle waits once at a junction whose approaches OSM tags with
+/// several signal nodes.
+@Suite struct SignalStopTests {
+    /// A dual carriageway E–G / F–H crossed at B and C, 30 m apart, a signal on each carriageway.
+    static let map = """
+                            E  F
+                            |  |
+        A-------------------B--C------------D
+                            |  |
+                            G  H
+        """
+
+    static func stops(_ signalJunctions: SignalJunctions?) throws -> Int {
+        let f = try MatchingFixture(Self.map, roads: [
+            FixtureRoad(nodes: "AB", name: "West", flags: .trafficSignalsAtTarget),
+            FixtureRoad(nodes: "BC", name: "Between", flags: .trafficSignalsAtTarget),
+            FixtureRoad(nodes: "CD", name: "East"),
+            FixtureRoad(nodes: "EBG", name: "North carriageway"),
+            FixtureRoad(nodes: "FCH", name: "South carriageway"),
+        ])
+        let drive = f.drive("ABCD", margin: 5) {
+            $0.positionSigmaMeters = 0
+            $0.outlierProbability = 0
+            $0.stopProbabilityAtSignals = 1
+            $0.stopProbabilityAtJunctions = 0
+            $0.stopDurationSeconds = 10...10
+            $0.signalJunctions = signalJunctions
+        }
+        // Runs of standing truth samples after the start (which is from standstill) and before the end.
+        var runs = 0
+        var standing = false
+        for t in drive.truth.drop(while: { $0.isStopped }).dropLast(3) {
+            if t.isStopped && !standing { runs += 1 }
+            standing = t.isStopped
+        }
+        return runs
+    }
+
+    @Test func oneJunctionOneStop() throws {
+        #expect(try Self.stops(SignalJunctions()) == 1)
+        // Control: every signal node a junction of its own, as before.
+        #expect(try Self.stops(nil) == 2)
     }
 }

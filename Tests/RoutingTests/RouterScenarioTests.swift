@@ -321,3 +321,73 @@ private func routeAll(_ router: Router, _ request: RouteRequest) throws -> Route
         #expect(r.status == .internalError)
     }
 }
+
+/// A two-way street a–b and, 3 m beside it, a oneway c → d the other way (the two halves of a split street):
+///
+///     d(0,3) ←──────── c(200,3)
+///     a(0,0) ───────── b(200,0)
+///
+/// joined at both ends (a–d, b–c).
+@Suite struct DestinationTieTests {
+    private func splitStreet(apartMeters: Double = 3) throws -> BuiltFixture {
+        var map = FixtureMap()
+        for (name, x, y) in [("a", 0.0, 0.0), ("b", 200, 0), ("c", 200, apartMeters), ("d", 0, apartMeters)] {
+            map.node(name, x: x, y: y)
+        }
+        map.road(["a", "b"])
+        map.road(["c", "d"], oneway: true)
+        map.road(["a", "d"])
+        map.road(["b", "c"])
+        return try map.build()
+    }
+
+    @Test func aDestinationBetweenTwoCloseRoadsIsReachedOnTheCheaperOne() throws {
+        // The destination lies 1 m from the oneway and 2 m from the street the vehicle drives on.
+        let fixture = try splitStreet()
+        let leg = try routeAll(fixture.router(), request(fixture, from: (10, 0), to: (100, 2)))
+        #expect(fixture.names(leg) == ["a>b"])
+        #expect(abs(leg.distanceMeters - 90) < 0.5)
+        // Control: only the nearest road, as before, loops round to arrive on the oneway (a → b → c → d).
+        var nearestOnly = RouterConfiguration()
+        nearestOnly.destinationTieMeters = 0
+        let loop = try routeAll(fixture.router(configuration: nearestOnly), request(fixture, from: (10, 0), to: (100, 2)))
+        #expect(fixture.names(loop) == ["a>b", "b>c", "c>d"])
+        #expect(abs(loop.distanceMeters - (190 + 3 + 100)) < 0.5)
+    }
+
+    @Test func aRoadFartherThanTheTieIsNoCandidate() throws {
+        // 1 m from the oneway, 7 m from the street: the oneway alone (the loop).
+        let fixture = try splitStreet(apartMeters: 8)
+        let leg = try routeAll(fixture.router(), request(fixture, from: (10, 0), to: (100, 7)))
+        #expect(fixture.names(leg) == ["a>b", "b>c", "c>d"])
+    }
+}
+
+@Suite struct SignalJunctionsTests {
+    @Test func signalNodesOfOneJunctionAndCrossingsAreToldApart() throws {
+        // a ─ s1 ─ j ─ b ─ x ─ c along x, with a side road at j: s1 is a signal 5 m before the junction j (its stop
+        // line), b a second signal 20 m past j (the far carriageway), x a lone signal 100 m on (a crossing).
+        var map = FixtureMap()
+        for (name, x, y) in [
+            ("a", 0.0, 0.0), ("s1", 95, 0), ("j", 100, 0), ("b", 120, 0), ("x", 220, 0), ("c", 320, 0),
+            ("n", 100, 50), ("s", 100, -50),
+        ] { map.node(name, x: x, y: y) }
+        let signal: EdgeFlags = [.trafficSignalsAtTarget]  // at the road's second node, driving a → c
+        map.road(["a", "s1"], flags: signal)
+        map.road(["s1", "j"])
+        map.road(["j", "b"], flags: signal)
+        map.road(["b", "x"], flags: signal)
+        map.road(["x", "c"])
+        map.road(["n", "j", "s"])
+        let fixture = try map.build()
+        let edges = ["a>s1", "s1>j", "j>b", "b>x", "x>c"].map { fixture.edge($0) }
+        let portions = edges.map { fixture.graph.lengthMeters(of: $0) }
+        let kinds = SignalJunctions().kinds(along: edges, portionsMeters: portions, graph: fixture.graph)
+        #expect(kinds == [.junction, .sameJunction, .sameJunction, .crossing, .none])
+        // Clustered within 15 m only, the far signal stands alone, and with no junction ahead it is a crossing.
+        var narrow = SignalJunctions()
+        narrow.clusterMeters = 15
+        #expect(narrow.kinds(along: edges, portionsMeters: portions, graph: fixture.graph)
+            == [.junction, .sameJunction, .crossing, .crossing, .none])
+    }
+}

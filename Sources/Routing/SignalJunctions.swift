@@ -1,0 +1,87 @@
+import RoadGraph
+
+/// What a vehicle meets at the traffic-signal nodes along a route. OSM tags each approach, carriageway and
+/// crossing of one signalised junction (Helsinki puts 2–4 signal nodes on one crossing, often at the stop lines a
+/// few metres before the junction node), and signals between junctions are pedestrian crossings: a vehicle waits
+/// once per junction, and rarely at a crossing. The navigator's junction delays and the drive simulator's stops
+/// both read the route this way, so they agree on what a signal is.
+public struct SignalJunctions: Sendable, Hashable {
+    /// How the node at the end of a route edge counts.
+    public enum Kind: Sendable, Hashable {
+        /// No signal there, and not part of a signalised junction just passed.
+        case none
+        /// The first signal node of a signalised junction: where the vehicle may wait.
+        case junction
+        /// A further node of a junction already met (another signal node, or the junction node just past its
+        /// stop-line signal): signal-controlled, no wait of its own.
+        case sameJunction
+        /// A signal at a node with no junction within `stopLineReachMeters` ahead and none just passed: a
+        /// pedestrian crossing.
+        case crossing
+    }
+
+    /// Signal nodes closer than this along the route to the last junction signal, and junction nodes closer than
+    /// this after it, belong to the same junction, metres. Default 40: the far side of a dual carriageway or a large
+    /// crossing, not the next junction of a city block (Helsinki's blocks are 60–150 m).
+    public var clusterMeters: Double = 40
+    /// A signal node that is no junction belongs to the first junction at most this far ahead on the route (its stop
+    /// line), metres. Default 25.
+    public var stopLineReachMeters: Double = 25
+
+    public init() {}
+
+    /// The kind of the node at the end of each edge of `edges` (a route; the last entry is `.none`).
+    /// `portionsMeters[i]` is the length of edge i the route uses; a piece shorter than 1 m at either end of the
+    /// route means the route starts or ends at the node, which then counts as `.none`.
+    public func kinds(along edges: [EdgeID], portionsMeters: [Double], graph: RoadGraph) -> [Kind] {
+        var out = Array(repeating: Kind.none, count: edges.count)
+        var sinceJunctionSignal = Double.infinity  // metres driven since the last junction signal
+        for i in 0..<max(0, edges.count - 1) {
+            sinceJunctionSignal += portionsMeters[i]
+            guard portionsMeters[i] >= 1 && portionsMeters[i + 1] >= 1 else { continue }
+            if graph.flags(of: edges[i]).contains(.trafficSignalsAtTarget) {
+                if sinceJunctionSignal < clusterMeters {
+                    out[i] = .sameJunction  // another approach, carriageway or exit crossing of the junction
+                } else if !junctionAhead(of: i, along: edges, portionsMeters: portionsMeters, graph: graph) {
+                    out[i] = .crossing
+                } else {
+                    out[i] = .junction
+                    sinceJunctionSignal = 0
+                }
+            } else if sinceJunctionSignal < clusterMeters && Self.branchCount(at: edges[i], graph: graph) >= 2 {
+                out[i] = .sameJunction  // the junction node just past its stop-line signal
+            }
+        }
+        return out
+    }
+
+    /// Whether the end node of `edges[i]` is a junction, or one lies within `stopLineReachMeters` after it on the
+    /// route (before the route's last node).
+    private func junctionAhead(of i: Int, along edges: [EdgeID], portionsMeters: [Double], graph: RoadGraph) -> Bool {
+        var j = i
+        var ahead = 0.0
+        while j < edges.count - 1 && ahead <= stopLineReachMeters {
+            if Self.branchCount(at: edges[j], graph: graph) >= 2 { return true }
+            j += 1
+            ahead += portionsMeters[j]
+        }
+        return false
+    }
+
+    /// Other roads meeting at the end node of `edge` (any direction, any mode), not counting the one it came from:
+    /// two or more make the node a junction.
+    public static func branchCount(at edge: EdgeID, graph: RoadGraph) -> Int {
+        let node = graph.target(of: edge)
+        let cameFrom = graph.source(of: edge)
+        var neighbours: [NodeID] = []
+        for e in graph.outgoingEdges(of: node) {
+            let n = graph.target(of: e)
+            if n != cameFrom && !neighbours.contains(n) { neighbours.append(n) }
+        }
+        for e in graph.incomingEdges(of: node) {
+            let n = graph.source(of: e)
+            if n != cameFrom && !neighbours.contains(n) { neighbours.append(n) }
+        }
+        return neighbours.count
+    }
+}
