@@ -1,0 +1,183 @@
+#!/usr/bin/env python3
+"""Judge-like drives from a real traffic simulator: SUMO probes -> noisy traces -> EdgeNav match / replay -> figures.
+
+Run through scripts/bench-sumo, which fetches SUMO and the maps and builds edgenav. Writes, per map, under
+--workroot/<map>/: the SUMO run, traces/<probe>/ (truth, raw traces, EdgeNav's outputs), summary.json and
+failures.txt; prints Markdown table rows for BENCHMARKS.md.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import evaluate  # noqa: E402
+import traces  # noqa: E402
+
+REROUTE_WITHIN_FIXES = 3
+
+
+def simulate(args, osm, work):
+    key = {"osm": osm, "probes": args.probes, "seed": args.seed, "density": args.density}
+    key_path = os.path.join(work, "simulation.key.json")
+    if os.path.exists(key_path) and os.path.exists(os.path.join(work, "fcd.xml")):
+        with open(key_path) as f:
+            if json.load(f) == key:
+                print("  SUMO run cached in %s" % work, file=sys.stderr)
+                return
+    subprocess.run([sys.executable, os.path.join(os.path.dirname(__file__), "simulate.py"), "--osm-pbf", osm,
+                    "--workdir", work, "--sumo-home", args.sumo_home, "--probes", str(args.probes),
+                    "--seed", str(args.seed), "--density", str(args.density)], check=True, stdout=sys.stderr)
+    with open(key_path, "w") as f:
+        json.dump(key, f)
+
+
+def med(values):
+    return statistics.median(values) if values else float("nan")
+
+
+def navigation_summary(trips, interval):
+    s = {"trips": len(trips), "routed": sum(t["routeStatus"] == "ok" for t in trips)}
+    waypoints = [a for t in trips for a in t["arrivals"]]
+    s["waypoints"] = len(waypoints)
+    s["arrivedOnce"] = sum(a["count"] == 1 for a in waypoints)
+    s["missed"] = sum(a["count"] == 0 for a in waypoints)
+    s["duplicate"] = sum(a["count"] > 1 for a in waypoints)
+    detected = [a for a in waypoints if "trueDistance" in a]
+    s["within30"] = sum(a["trueDistance"] <= 30 for a in detected)
+    s["early"] = sum(a["early"] for a in detected)
+    s["late"] = sum(a["odometerToGo"] < -30 for a in detected)
+    s["arrivalDistanceP50"] = med([a["trueDistance"] for a in detected])
+    same = [t for t in trips if t["routeStatus"] == "ok" and t["leftRoute"] is None]
+    other = [t for t in trips if t["routeStatus"] == "ok" and t["leftRoute"] is not None]
+    s["sameRouteTrips"] = len(same)
+    s["sameRouteReroutes"] = sum(len(t["reroutes"]) for t in same)
+    s["sameRouteTripsWithReroute"] = sum(bool(t["reroutes"]) for t in same)
+    s["otherRouteTrips"] = len(other)
+    latencies, early_false, in_time, never = [], 0, 0, 0
+    for t in other:
+        leave = t["leftRoute"]["t"]
+        before = [r for r in t["reroutes"] if r["t"] < leave - 2 * interval]
+        early_false += len(before)
+        after = [r for r in t["reroutes"] if r["t"] >= leave - 2 * interval]
+        if after:
+            fixes = (after[0]["t"] - leave) / interval
+            latencies.append(fixes)
+            in_time += fixes <= REROUTE_WITHIN_FIXES
+        else:
+            never += 1
+    s["otherRouteReroutedWithin3"] = in_time
+    s["otherRouteNeverRerouted"] = never
+    s["otherRouteRerouteLatencyFixesP50"] = med(latencies)
+    s["otherRouteFalseBeforeLeaving"] = early_false
+    for k in (0, 1):
+        errors = [t["eta"][k]["error"] for t in trips if len(t["eta"]) > k and t["eta"][k]]
+        s["etaLeg%dCount" % k] = len(errors)
+        s["etaLeg%dMedianAbs" % k] = med([abs(e) for e in errors])
+        s["etaLeg%dSignedMedian" % k] = med(errors)
+    return s
+
+
+def failure_notes(name, interval, tally, trips, out):
+    """Where the wrong fixes and the navigation failures are, for the analysis in BENCHMARKS.md / the findings."""
+    out.write("== %s %s ==\n" % (name, interval))
+    wrong = tally["final"].wrong
+    out.write("final-answer wrong fixes off junctions: %d\n" % len(wrong))
+    by_edge = {}
+    for probe, t, o in wrong:
+        by_edge.setdefault((t["edge"], o.get("osmWayId"), o.get("roadName")), []).append(probe)
+    for (edge, way, road), probes in sorted(by_edge.items(), key=lambda kv: -len(kv[1]))[:25]:
+        out.write("  %4d fixes  true edge %-22s -> output way %s (%s)  probes %s\n"
+                  % (len(probes), edge, way, road, ",".join(sorted(set(probes)))))
+    stopped_wrong = sum(1 for _, t, _ in wrong if t["speed"] < 0.1)
+    out.write("  of them stopped (true speed < 0.1 m/s): %d\n" % stopped_wrong)
+    for t in trips:
+        notes = []
+        for k, a in enumerate(t["arrivals"]):
+            if a["count"] != 1 or a.get("early") or a.get("trueDistance", 0) > 30:
+                notes.append("waypoint %d: %d arrivals, true distance %.1f m, %.1f m of drive to go"
+                             % (k, a["count"], a.get("trueDistance", float("nan")), a.get("odometerToGo", float("nan"))))
+        if t["reroutes"]:
+            notes.append("reroutes at %s; left the planned route at %s (%s)"
+                         % (", ".join("%s +%.0f s" % (r["reason"], r["t"] - traces.EPOCH_SECONDS) for r in t["reroutes"]),
+                            "+%.0f s" % (t["leftRoute"]["t"] - traces.EPOCH_SECONDS) if t["leftRoute"] else "never",
+                            t["leftRoute"]["edge"] if t["leftRoute"] else "-"))
+        elif t["leftRoute"]:
+            notes.append("left the planned route at +%.0f s (%s) and was never rerouted"
+                         % (t["leftRoute"]["t"] - traces.EPOCH_SECONDS, t["leftRoute"]["edge"]))
+        for k, e in enumerate(t["eta"]):
+            if e and abs(e["error"]) > 0.3:
+                notes.append("leg %d ETA: predicted %.0f s, actual %.0f s (%+.0f %%)"
+                             % (k, e["predicted"], e["actual"], 100 * e["error"]))
+        if notes:
+            out.write("  %s: %s\n" % (t["probe"], "; ".join(notes)))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--map", required=True, help="name used in paths and tables")
+    ap.add_argument("--osm-pbf", required=True)
+    ap.add_argument("--probes", type=int, default=20)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--density", type=float, default=60.0)
+    ap.add_argument("--intervals", default="1,5")
+    ap.add_argument("--edgenav", required=True)
+    ap.add_argument("--sumo-home", required=True)
+    ap.add_argument("--workroot", required=True)
+    args = ap.parse_args()
+
+    work = os.path.join(args.workroot, args.map)
+    os.makedirs(work, exist_ok=True)
+    print("%s: SUMO" % args.map, file=sys.stderr)
+    simulate(args, args.osm_pbf, work)
+    graph = os.path.join(work, "map.graph")
+    subprocess.run([args.edgenav, "map", "import", "-o", graph, args.osm_pbf], check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    print("%s: traces" % args.map, file=sys.stderr)
+    trace_dir = os.path.join(work, "traces")
+    probes = traces.make_traces(os.path.join(work, "fcd.xml"), os.path.join(work, "tripinfo.xml"), trace_dir,
+                                args.probes, args.seed)
+    if len(probes) < args.probes:
+        print("  only %d probes of 1.5-6 km finished without a teleport" % len(probes), file=sys.stderr)
+    print("%s: EdgeNav on %d probes" % (args.map, len(probes)), file=sys.stderr)
+    intervals = [int(x) for x in args.intervals.split(",")]
+    results = evaluate.evaluate(args.edgenav, graph, trace_dir, probes, intervals, traces.EPOCH_SECONDS)
+    with open(os.path.join(work, "simulation.json")) as f:
+        sim = json.load(f)
+    summary = {"map": args.map, "probes": len(probes), "simulation": sim, "intervals": {}}
+    with open(os.path.join(work, "failures.txt"), "w") as notes:
+        for interval, r in results.items():
+            summary["intervals"][interval] = {"final": r["final"].row(), "provisional": r["provisional"].row(),
+                                              "navigation": navigation_summary(r["trips"], int(interval[:-1])),
+                                              "trips": r["trips"]}
+            failure_notes(args.map, interval, r, r["trips"], notes)
+    with open(os.path.join(work, "summary.json"), "w") as f:
+        json.dump(summary, f, indent=1)
+    print_tables(summary)
+
+
+def print_tables(summary):
+    name = summary["map"]
+    for interval, r in summary["intervals"].items():
+        for kind, label in (("final", "EdgeNav `match` (final, lag)"), ("provisional", "navigator (provisional)")):
+            m = r[kind]
+            print("| %s | %s | %s | %d | %.1f %% | %.1f %% (junction fixes %.0f %% of %d) | %.1f %% of %d | %.1f m | %.1f m |"
+                  % (name, interval, label, m["fixes"], m["onTrueWay"], m["withJunctions"], m["junctionRight"],
+                     m["junctionFixes"], m["stoppedWithin10"], m["stoppedFixes"], m["errorP50"], m["errorP95"]))
+    print()
+    for interval, r in summary["intervals"].items():
+        n = r["navigation"]
+        print("| %s | %s | %d/%d | %d/%d once, %d missed, %d twice | %d/%d | %d | %d trips: %d reroutes (%d trips) | "
+              "%d trips: %d within 3 fixes (p50 %.1f fixes), %d never, %d false before | %.0f %% (%+.0f %%), n=%d | %.0f %% (%+.0f %%), n=%d |"
+              % (name, interval, n["routed"], n["trips"], n["arrivedOnce"], n["waypoints"], n["missed"], n["duplicate"],
+                 n["within30"], n["arrivedOnce"] + n["duplicate"], n["early"], n["sameRouteTrips"], n["sameRouteReroutes"],
+                 n["sameRouteTripsWithReroute"], n["otherRouteTrips"], n["otherRouteReroutedWithin3"],
+                 n["otherRouteRerouteLatencyFixesP50"], n["otherRouteNeverRerouted"], n["otherRouteFalseBeforeLeaving"],
+                 100 * n["etaLeg0MedianAbs"], 100 * n["etaLeg0SignedMedian"], n["etaLeg0Count"],
+                 100 * n["etaLeg1MedianAbs"], 100 * n["etaLeg1SignedMedian"], n["etaLeg1Count"]))
+
+
+if __name__ == "__main__":
+    main()
