@@ -20,7 +20,7 @@ REROUTE_WITHIN_FIXES = 3
 
 
 def simulate(args, osm, work):
-    key = {"osm": osm, "probes": args.probes, "seed": args.seed, "density": args.density}
+    key = {"osm": osm, "probes": args.probes, "seed": args.seed, "density": args.density, "tls": args.tls_type}
     key_path = os.path.join(work, "simulation.key.json")
     if os.path.exists(key_path) and os.path.exists(os.path.join(work, "fcd.xml")):
         with open(key_path) as f:
@@ -29,7 +29,7 @@ def simulate(args, osm, work):
                 return
     subprocess.run([sys.executable, os.path.join(os.path.dirname(__file__), "simulate.py"), "--osm-pbf", osm,
                     "--workdir", work, "--sumo-home", args.sumo_home, "--probes", str(args.probes),
-                    "--seed", str(args.seed), "--density", str(args.density)], check=True, stdout=sys.stderr)
+                    "--seed", str(args.seed), "--density", str(args.density), "--tls-type", args.tls_type], check=True, stdout=sys.stderr)
     with open(key_path, "w") as f:
         json.dump(key, f)
 
@@ -123,11 +123,14 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--density", type=float, default=60.0)
     ap.add_argument("--intervals", default="1,5")
+    ap.add_argument("--tls-type", default="static", choices=["static", "actuated"])
     ap.add_argument("--edgenav", required=True)
     ap.add_argument("--sumo-home", required=True)
     ap.add_argument("--workroot", required=True)
     args = ap.parse_args()
 
+    if args.tls_type != "static":
+        args.map += "-" + args.tls_type
     work = os.path.join(args.workroot, args.map)
     os.makedirs(work, exist_ok=True)
     print("%s: SUMO" % args.map, file=sys.stderr)

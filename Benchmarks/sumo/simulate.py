@@ -11,7 +11,7 @@ Outputs in the work directory (all reproducible from the seed):
 Why these options:
   --geometry.remove false, --junctions.join false: never merge edges, so every SUMO edge maps to one OSM way.
   --tls.guess / --tls.guess-signals: extracts often tag only some signals; SUMO guesses the rest at big junctions.
-    Fixed-time programs (SUMO's default `static`). --tls.discard-simple drops signals at nodes that are not
+    Fixed-time programs (SUMO's default `static`; `--tls-type actuated` as osmWebWizard builds them). --tls.discard-simple drops signals at nodes that are not
     junctions (pedestrian crossings): with every OSM signal node as its own uncoordinated controller Helsinki
     gridlocks (658 teleports of 3,227 vehicles at 100 veh/h/km, 107 of 852 even at 25 veh/h/km).
   --proj.utm: metric projection; FCD is written back in WGS84 (--fcd-output.geo).
@@ -54,6 +54,8 @@ def main():
     ap.add_argument("--probe-candidates-factor", type=float, default=3.0,
                     help="insert this many times --probes candidates; the scorer keeps those of 1.5-6 km")
     ap.add_argument("--probe-spacing", type=float, default=15.0, help="seconds between probe departures")
+    ap.add_argument("--tls-type", default="static", choices=["static", "actuated"],
+                    help="signal programs: fixed-time (default) or actuated (SUMO's osmWebWizard default)")
     ap.add_argument("--warmup", type=float, default=600.0, help="seconds of background traffic before probes")
     args = ap.parse_args()
 
@@ -72,6 +74,7 @@ def main():
          "--proj.utm", "--keep-edges.by-vclass", "passenger", "--remove-edges.isolated",
          "--geometry.remove", "false", "--junctions.join", "false",
          "--tls.guess", "--tls.guess-signals", "--tls.discard-simple", "--tls.join",
+         "--tls.default-type", args.tls_type,
          "--output.street-names", "--no-turnarounds.except-deadend",
          "--no-warnings", "--seed", str(args.seed)], env, log)
     os.remove(osm_xml)
@@ -111,7 +114,7 @@ def main():
                 net_root_edges += 1
         el.clear()
     tls = sum(1 for _, el in ET.iterparse(w("net.net.xml")) if el.tag == "tlLogic")
-    info = {"sumoVersion": sumo_version(sumo_home, env), "seed": args.seed, "densityPerHourPerKm": args.density,
+    info = {"sumoVersion": sumo_version(sumo_home, env), "seed": args.seed, "tlsType": args.tls_type, "densityPerHourPerKm": args.density,
             "backgroundTrips": background, "probeCandidates": len(probe_ids), "edges": net_root_edges,
             "internalEdges": internal_edges, "trafficLights": tls, "simulationEndSeconds": sim_end}
     stats = ET.parse(w("stats.xml")).getroot()
