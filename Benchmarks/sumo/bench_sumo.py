@@ -44,10 +44,13 @@ def navigation_summary(trips, interval):
     s["waypoints"] = len(waypoints)
     s["arrivedOnce"] = sum(a["count"] == 1 for a in waypoints)
     s["missed"] = sum(a["count"] == 0 for a in waypoints)
+    s["missedMidpoint"] = sum(t["arrivals"][0]["count"] == 0 for t in trips)
+    s["missedEnd"] = sum(t["arrivals"][-1]["count"] == 0 for t in trips)
     s["duplicate"] = sum(a["count"] > 1 for a in waypoints)
     detected = [a for a in waypoints if "trueDistance" in a]
     s["within30"] = sum(a["trueDistance"] <= 30 for a in detected)
     s["early"] = sum(a["early"] for a in detected)
+    s["passedEarlier"] = sum(a["passedEarlier"] for a in detected)
     s["late"] = sum(a["odometerToGo"] < -30 for a in detected)
     s["arrivalDistanceP50"] = med([a["trueDistance"] for a in detected])
     same = [t for t in trips if t["routeStatus"] == "ok" and t["leftRoute"] is None]
@@ -56,7 +59,7 @@ def navigation_summary(trips, interval):
     s["sameRouteReroutes"] = sum(len(t["reroutes"]) for t in same)
     s["sameRouteTripsWithReroute"] = sum(bool(t["reroutes"]) for t in same)
     s["otherRouteTrips"] = len(other)
-    latencies, early_false, in_time, never = [], 0, 0, 0
+    latencies, meters, early_false, in_time, never = [], [], 0, 0, 0
     for t in other:
         leave = t["leftRoute"]["t"]
         before = [r for r in t["reroutes"] if r["t"] < leave - 2 * interval]
@@ -65,6 +68,8 @@ def navigation_summary(trips, interval):
         if after:
             fixes = (after[0]["t"] - leave) / interval
             latencies.append(fixes)
+            if after[0]["odometer"] is not None:
+                meters.append(after[0]["odometer"] - t["leftRoute"]["odometer"])
             in_time += fixes <= REROUTE_WITHIN_FIXES
         else:
             never += 1
@@ -72,12 +77,58 @@ def navigation_summary(trips, interval):
     s["otherRouteNeverRerouted"] = never
     s["otherRouteRerouteLatencyFixesP50"] = med(latencies)
     s["otherRouteFalseBeforeLeaving"] = early_false
+    s["otherRouteRerouteLatencyMetersP50"] = med(meters)
+    s["otherRouteRerouteLatencyFixes"] = sorted(latencies)
+    s["otherRouteRerouteLatencyMeters"] = sorted(round(m) for m in meters)
+    ratios = [lt["plannedSeconds"] / lt["actualSeconds"] for t in trips for lt in t.get("legTimes", [])[:1]
+              if lt["actualSeconds"] > 0]
+    s["plannedOverActualLeg0Median"] = med(ratios)
     for k in (0, 1):
         errors = [t["eta"][k]["error"] for t in trips if len(t["eta"]) > k and t["eta"][k]]
         s["etaLeg%dCount" % k] = len(errors)
         s["etaLeg%dMedianAbs" % k] = med([abs(e) for e in errors])
         s["etaLeg%dSignedMedian" % k] = med(errors)
     return s
+
+
+def wrong_fix_breakdown(trace_dir, probes, interval):
+    """Final answers off the true way (off junctions), by kind: near a change of way with the output close to the
+    true position (SUMO's edges end at the junction's stop line, OSM ways at the node; many OSM ways are a few
+    metres long), or really elsewhere."""
+    kinds, total = {}, 0
+    for probe in probes:
+        d = os.path.join(trace_dir, probe)
+        truth = evaluate.load_jsonl(os.path.join(d, "truth.jsonl"))
+        changes, previous = [], None
+        for x in truth:
+            if x["junction"]:
+                changes.append(x["odometer"])
+                continue
+            if previous is not None and x["osmWayId"] != previous:
+                changes.append(x["odometer"])
+            previous = x["osmWayId"]
+        step = int(interval[:-1])
+        sub = [x for x in truth if x["sampleIndex"] % step == 0]
+        for x, o in zip(sub, evaluate.load_jsonl(os.path.join(d, "match-%s.jsonl" % interval))):
+            if x["junction"]:
+                continue
+            total += 1
+            if o.get("osmWayId") == x["osmWayId"]:
+                continue
+            state = "stopped" if x["speed"] < 0.1 else "moving"
+            if not o.get("matched", True) or o.get("lat") is None:
+                kind = "unmatched"
+            else:
+                err = traces.haversine_meters(x["lat"], x["lon"], o["lat"], o["lon"])
+                near = min([abs(c - x["odometer"]) for c in changes] or [float("inf")])
+                if err <= 10 and near <= 10:
+                    kind = "within 10 m of a change of way, output within 10 m of the truth (%s)" % state
+                elif err <= 10:
+                    kind = "mid-way, output within 10 m of the truth (%s)" % state
+                else:
+                    kind = "output more than 10 m from the truth (%s)" % state
+            kinds[kind] = kinds.get(kind, 0) + 1
+    return total, kinds
 
 
 def failure_notes(name, interval, tally, trips, out):
@@ -96,7 +147,7 @@ def failure_notes(name, interval, tally, trips, out):
     for t in trips:
         notes = []
         for k, a in enumerate(t["arrivals"]):
-            if a["count"] != 1 or a.get("early") or a.get("trueDistance", 0) > 30:
+            if a["count"] != 1 or a.get("early") or a.get("passedEarlier") or a.get("trueDistance", 0) > 30:
                 notes.append("waypoint %d: %d arrivals, true distance %.1f m, %.1f m of drive to go"
                              % (k, a["count"], a.get("trueDistance", float("nan")), a.get("odometerToGo", float("nan"))))
         if t["reroutes"]:
@@ -107,6 +158,9 @@ def failure_notes(name, interval, tally, trips, out):
         elif t["leftRoute"]:
             notes.append("left the planned route at +%.0f s (%s) and was never rerouted"
                          % (t["leftRoute"]["t"] - traces.EPOCH_SECONDS, t["leftRoute"]["edge"]))
+        for k, lt in enumerate(t.get("legTimes", [])):
+            notes.append("leg %d planned %.0f m %.0f s, SUMO drove %.0f m in %.0f s"
+                         % (k, lt["plannedMeters"], lt["plannedSeconds"], lt["actualMeters"], lt["actualSeconds"]))
         for k, e in enumerate(t["eta"]):
             if e and abs(e["error"]) > 0.3:
                 notes.append("leg %d ETA: predicted %.0f s, actual %.0f s (%+.0f %%)"
@@ -156,6 +210,11 @@ def main():
                                               "navigation": navigation_summary(r["trips"], int(interval[:-1])),
                                               "trips": r["trips"]}
             failure_notes(args.map, interval, r, r["trips"], notes)
+            total, kinds = wrong_fix_breakdown(trace_dir, probes, interval)
+            summary["intervals"][interval]["wrongFinalKinds"] = kinds
+            notes.write("final-answer wrong fixes by kind, of %d off-junction fixes:\n" % total)
+            for kind, count in sorted(kinds.items(), key=lambda kv: -kv[1]):
+                notes.write("  %5d  %4.1f %%  %s\n" % (count, 100.0 * count / total, kind))
     with open(os.path.join(work, "summary.json"), "w") as f:
         json.dump(summary, f, indent=1)
     print_tables(summary)
@@ -172,14 +231,16 @@ def print_tables(summary):
     print()
     for interval, r in summary["intervals"].items():
         n = r["navigation"]
-        print("| %s | %s | %d/%d | %d/%d once, %d missed, %d twice | %d/%d | %d | %d trips: %d reroutes (%d trips) | "
-              "%d trips: %d within 3 fixes (p50 %.1f fixes), %d never, %d false before | %.0f %% (%+.0f %%), n=%d | %.0f %% (%+.0f %%), n=%d |"
-              % (name, interval, n["routed"], n["trips"], n["arrivedOnce"], n["waypoints"], n["missed"], n["duplicate"],
-                 n["within30"], n["arrivedOnce"] + n["duplicate"], n["early"], n["sameRouteTrips"], n["sameRouteReroutes"],
+        print("| %s | %s | %d/%d | %d/%d once (missed: %d midpoints, %d ends; %d twice) | %d/%d | %d (+%d passed earlier) | %d trips: %d reroutes (%d trips) | "
+              "%d trips: %d within 3 fixes (p50 %.1f fixes, %.0f m driven), %d never, %d false before | %.0f %% (%+.0f %%), n=%d | %.0f %% (%+.0f %%), n=%d | %.2f |"
+              % (name, interval, n["routed"], n["trips"], n["arrivedOnce"], n["waypoints"], n["missedMidpoint"],
+                 n["missedEnd"], n["duplicate"], n["within30"], n["arrivedOnce"] + n["duplicate"], n["early"],
+                 n["passedEarlier"], n["sameRouteTrips"], n["sameRouteReroutes"],
                  n["sameRouteTripsWithReroute"], n["otherRouteTrips"], n["otherRouteReroutedWithin3"],
-                 n["otherRouteRerouteLatencyFixesP50"], n["otherRouteNeverRerouted"], n["otherRouteFalseBeforeLeaving"],
+                 n["otherRouteRerouteLatencyFixesP50"], n["otherRouteRerouteLatencyMetersP50"], n["otherRouteNeverRerouted"], n["otherRouteFalseBeforeLeaving"],
                  100 * n["etaLeg0MedianAbs"], 100 * n["etaLeg0SignedMedian"], n["etaLeg0Count"],
-                 100 * n["etaLeg1MedianAbs"], 100 * n["etaLeg1SignedMedian"], n["etaLeg1Count"]))
+                 100 * n["etaLeg1MedianAbs"], 100 * n["etaLeg1SignedMedian"], n["etaLeg1Count"],
+                 n["plannedOverActualLeg0Median"]))
 
 
 if __name__ == "__main__":
