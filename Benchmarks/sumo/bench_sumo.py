@@ -34,6 +34,37 @@ def simulate(args, osm, work):
         json.dump(key, f)
 
 
+def run_references(args, work, probes, intervals, results):
+    """OSRM `match` and Valhalla Meili on the same traces (positions and times only, whole trace at once), through
+    Benchmarks/matching/reference.py in the python3.12 venv scripts/bench-matching makes. Adds MatchTally rows
+    "valhalla" and "osrm" (OSRM answers positions only: its way-id figures are left out)."""
+    reference = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "matching", "reference.py")
+    data = os.path.join(work, "reference-data")
+    subprocess.run([args.reference_python, reference, "prepare", args.osm_pbf, data], check=True, stdout=sys.stderr)
+    for interval in intervals:
+        step = int(interval)
+        ref_dir = os.path.join(work, "reference-%ds" % step)
+        os.makedirs(ref_dir, exist_ok=True)
+        truths = []
+        with open(os.path.join(ref_dir, "fixes.jsonl"), "w") as f:
+            for probe in probes:
+                d = os.path.join(work, "traces", probe)
+                fixes = evaluate.load_jsonl(os.path.join(d, "raw-%ds.jsonl" % step))
+                f.write(json.dumps([{"lat": x["lat"], "lon": x["lon"], "timestamp": x["timestamp"]} for x in fixes]) + "\n")
+                truths.append([t for t in evaluate.load_jsonl(os.path.join(d, "truth.jsonl")) if t["sampleIndex"] % step == 0])
+        for engine in ("osrm", "valhalla"):
+            subprocess.run([args.reference_python, reference, engine, data, ref_dir], check=True, stdout=sys.stderr)
+        tallies = {"osrm": evaluate.MatchTally(), "valhalla": evaluate.MatchTally()}
+        for engine, name in (("osrm", "osrm-points.jsonl"), ("valhalla", "valhalla.jsonl")):
+            for probe, truth, points in zip(probes, truths, evaluate.load_jsonl(os.path.join(ref_dir, name))):
+                for t, p in zip(truth, points + [None] * (len(truth) - len(points))):
+                    out = {"matched": False} if p is None else {"lat": p[0], "lon": p[1],
+                                                              "osmWayId": p[2] if len(p) > 2 else None}
+                    tallies[engine].add(probe, t, out)
+        results["%ds" % step]["valhalla"] = tallies["valhalla"]
+        results["%ds" % step]["osrm"] = tallies["osrm"]
+
+
 def med(values):
     return statistics.median(values) if values else float("nan")
 
@@ -178,6 +209,7 @@ def main():
     ap.add_argument("--density", type=float, default=60.0)
     ap.add_argument("--intervals", default="1,5")
     ap.add_argument("--tls-type", default="static", choices=["static", "actuated"])
+    ap.add_argument("--reference-python", help="python of a venv with osrm-bindings and pyvalhalla: also run them")
     ap.add_argument("--edgenav", required=True)
     ap.add_argument("--sumo-home", required=True)
     ap.add_argument("--workroot", required=True)
@@ -201,12 +233,16 @@ def main():
     print("%s: EdgeNav on %d probes" % (args.map, len(probes)), file=sys.stderr)
     intervals = [int(x) for x in args.intervals.split(",")]
     results = evaluate.evaluate(args.edgenav, graph, trace_dir, probes, intervals, traces.EPOCH_SECONDS)
+    if args.reference_python:
+        print("%s: OSRM and Valhalla" % args.map, file=sys.stderr)
+        run_references(args, work, probes, intervals, results)
     with open(os.path.join(work, "simulation.json")) as f:
         sim = json.load(f)
     summary = {"map": args.map, "probes": len(probes), "simulation": sim, "intervals": {}}
     with open(os.path.join(work, "failures.txt"), "w") as notes:
         for interval, r in results.items():
             summary["intervals"][interval] = {"final": r["final"].row(), "provisional": r["provisional"].row(),
+                                              **{k: r[k].row() for k in ("valhalla", "osrm") if k in r},
                                               "navigation": navigation_summary(r["trips"], int(interval[:-1])),
                                               "trips": r["trips"]}
             failure_notes(args.map, interval, r, r["trips"], notes)
@@ -223,8 +259,16 @@ def main():
 def print_tables(summary):
     name = summary["map"]
     for interval, r in summary["intervals"].items():
-        for kind, label in (("final", "EdgeNav `match` (final, lag)"), ("provisional", "navigator (provisional)")):
+        for kind, label in (("final", "EdgeNav `match` (final, lag)"), ("provisional", "navigator (provisional)"),
+                            ("valhalla", "Valhalla Meili (offline)"), ("osrm", "OSRM match (offline)")):
+            if kind not in r:
+                continue
             m = r[kind]
+            if kind == "osrm":  # positions only: no way ids
+                print("| %s | %s | %s | %d | n/a | n/a | %.1f %% of %d | %.1f m | %.1f m |"
+                      % (name, interval, label, m["fixes"], m["stoppedWithin10"], m["stoppedFixes"],
+                         m["errorP50"], m["errorP95"]))
+                continue
             print("| %s | %s | %s | %d | %.1f %% | %.1f %% (junction fixes %.0f %% of %d) | %.1f %% of %d | %.1f m | %.1f m |"
                   % (name, interval, label, m["fixes"], m["onTrueWay"], m["withJunctions"], m["junctionRight"],
                      m["junctionFixes"], m["stoppedWithin10"], m["stoppedFixes"], m["errorP50"], m["errorP95"]))
