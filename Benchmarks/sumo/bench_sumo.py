@@ -256,9 +256,20 @@ def main():
     print_tables(summary)
 
 
-def print_tables(summary):
+MATCHING_HEADER = ("| map | interval | answers | fixes | on true way (off junctions) | all fixes, junction fixes "
+                   "right on either neighbour | stopped fixes within 10 m | error p50 | error p95 |\n"
+                   "| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+NAVIGATION_HEADER = ("| map | interval | routed | arrivals once | within 30 m (true position) | early | "
+                     "trips on EdgeNav's route: reroutes | trips SUMO drove another way: reroute | ETA error leg 1 "
+                     "median abs (signed) | ETA error leg 2 | planned ÷ SUMO leg-1 time |\n"
+                     "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+
+
+def print_tables(summary, header=True, matching=True, navigation=True):
     name = summary["map"]
-    for interval, r in summary["intervals"].items():
+    if header and matching:
+        print(MATCHING_HEADER)
+    for interval, r in (summary["intervals"].items() if matching else ()):
         for kind, label in (("final", "EdgeNav `match` (final, lag)"), ("provisional", "navigator (provisional)"),
                             ("valhalla", "Valhalla Meili (offline)"), ("osrm", "OSRM match (offline)")):
             if kind not in r:
@@ -272,8 +283,11 @@ def print_tables(summary):
             print("| %s | %s | %s | %d | %.1f %% | %.1f %% (junction fixes %.0f %% of %d) | %.1f %% of %d | %.1f m | %.1f m |"
                   % (name, interval, label, m["fixes"], m["onTrueWay"], m["withJunctions"], m["junctionRight"],
                      m["junctionFixes"], m["stoppedWithin10"], m["stoppedFixes"], m["errorP50"], m["errorP95"]))
-    print()
-    for interval, r in summary["intervals"].items():
+    if header and matching and navigation:
+        print()
+    if header and navigation:
+        print(NAVIGATION_HEADER)
+    for interval, r in (summary["intervals"].items() if navigation else ()):
         n = r["navigation"]
         print("| %s | %s | %d/%d | %d/%d once (missed: %d midpoints, %d ends; %d twice) | %d/%d | %d (+%d passed earlier) | %d trips: %d reroutes (%d trips) | "
               "%d trips: %d within 3 fixes (p50 %.1f fixes, %.0f m driven), %d never, %d false before | %.0f %% (%+.0f %%), n=%d | %.0f %% (%+.0f %%), n=%d | %.2f |"
