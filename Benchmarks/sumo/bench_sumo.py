@@ -203,6 +203,7 @@ def failure_notes(name, interval, tally, trips, out):
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--map", required=True, help="name used in paths and tables")
+    ap.add_argument("--label", help="directory and table name (default: the map, plus -actuated)")
     ap.add_argument("--osm-pbf", required=True)
     ap.add_argument("--probes", type=int, default=20)
     ap.add_argument("--seed", type=int, default=1)
@@ -215,7 +216,9 @@ def main():
     ap.add_argument("--workroot", required=True)
     args = ap.parse_args()
 
-    if args.tls_type != "static":
+    if args.label:
+        args.map = args.label
+    elif args.tls_type != "static":
         args.map += "-" + args.tls_type
     work = os.path.join(args.workroot, args.map)
     os.makedirs(work, exist_ok=True)
