@@ -20,7 +20,7 @@ REROUTE_WITHIN_FIXES = 3
 
 
 def simulate(args, osm, work):
-    key = {"osm": osm, "probes": args.probes, "seed": args.seed, "density": args.density, "tls": args.tls_type}
+    key = {"osm": os.path.realpath(osm), "probes": args.probes, "seed": args.seed, "density": args.density, "tls": args.tls_type}
     key_path = os.path.join(work, "simulation.key.json")
     if os.path.exists(key_path) and os.path.exists(os.path.join(work, "fcd.xml")):
         with open(key_path) as f:
