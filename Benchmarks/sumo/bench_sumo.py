@@ -21,6 +21,8 @@ REROUTE_WITHIN_FIXES = 3
 
 def simulate(args, osm, work):
     key = {"osm": os.path.realpath(osm), "probes": args.probes, "seed": args.seed, "density": args.density, "tls": args.tls_type}
+    if args.stop_seconds:
+        key["stopSeconds"] = args.stop_seconds
     key_path = os.path.join(work, "simulation.key.json")
     if os.path.exists(key_path) and os.path.exists(os.path.join(work, "fcd.xml")):
         with open(key_path) as f:
@@ -29,7 +31,8 @@ def simulate(args, osm, work):
                 return
     subprocess.run([sys.executable, os.path.join(os.path.dirname(__file__), "simulate.py"), "--osm-pbf", osm,
                     "--workdir", work, "--sumo-home", args.sumo_home, "--probes", str(args.probes),
-                    "--seed", str(args.seed), "--density", str(args.density), "--tls-type", args.tls_type], check=True, stdout=sys.stderr)
+                    "--seed", str(args.seed), "--density", str(args.density), "--tls-type", args.tls_type,
+                    "--stop-seconds", str(args.stop_seconds)], check=True, stdout=sys.stderr)
     with open(key_path, "w") as f:
         json.dump(key, f)
 
@@ -210,6 +213,8 @@ def main():
     ap.add_argument("--density", type=float, default=60.0)
     ap.add_argument("--intervals", default="1,5")
     ap.add_argument("--tls-type", default="static", choices=["static", "actuated"])
+    ap.add_argument("--stop-seconds", type=int, default=0,
+                    help="probes stop this long halfway and at the end (default 0: drive through, vanish moving)")
     ap.add_argument("--reference-python", help="python of a venv with osrm-bindings and pyvalhalla: also run them")
     ap.add_argument("--edgenav", required=True)
     ap.add_argument("--sumo-home", required=True)
@@ -218,8 +223,11 @@ def main():
 
     if args.label:
         args.map = args.label
-    elif args.tls_type != "static":
-        args.map += "-" + args.tls_type
+    else:
+        if args.tls_type != "static":
+            args.map += "-" + args.tls_type
+        if args.stop_seconds:
+            args.map += "-stops"
     work = os.path.join(args.workroot, args.map)
     os.makedirs(work, exist_ok=True)
     print("%s: SUMO" % args.map, file=sys.stderr)

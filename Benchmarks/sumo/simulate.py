@@ -32,6 +32,51 @@ def run(cmd, env, log):
         sys.exit("simulate.py: command failed (%d), see %s: %s" % (result.returncode, log.name, " ".join(cmd[:3])))
 
 
+def add_stops(net_path, routes_path, out_path, stops_path, seconds):
+    """Each probe stops `seconds` at the kerb halfway along its route and at its destination (a delivery round),
+    instead of driving through the midpoint and vanishing at the end while moving."""
+    lanes = {}  # edge id -> (first lane that admits passenger cars, its length)
+    for _, el in ET.iterparse(net_path):
+        if el.tag == "edge" and el.get("function") != "internal":
+            for lane in el.findall("lane"):
+                allow, disallow = lane.get("allow"), lane.get("disallow", "")
+                if (allow is None or "passenger" in allow.split()) and "passenger" not in disallow.split():
+                    lanes[el.get("id")] = (lane.get("id"), float(lane.get("length")))
+                    break
+            el.clear()
+    tree = ET.parse(routes_path)
+    stops = {}
+    for vehicle in list(tree.getroot()):
+        route = vehicle.find("route")
+        if vehicle.tag != "vehicle" or route is None:
+            continue
+        edges = route.get("edges").split()
+        if len(edges) < 3 or any(e not in lanes for e in (edges[-1],)):
+            tree.getroot().remove(vehicle)
+            continue
+        total = sum(lanes[e][1] for e in edges if e in lanes)
+        run_length, middle = 0.0, None
+        for i, e in enumerate(edges[1:-1], start=1):
+            length = lanes.get(e, (None, 0.0))[1]
+            if e in lanes and length >= 10 and run_length + length >= total / 2:
+                middle = (e, min(max(total / 2 - run_length, 5.0), length - 1.0))
+                break
+            run_length += length
+        if middle is None:
+            tree.getroot().remove(vehicle)
+            continue
+        last_lane, last_length = lanes[edges[-1]]
+        end_pos = max(1.0, last_length * 0.6)
+        vehicle.set("arrivalPos", "%.1f" % end_pos)
+        for edge, pos in (middle, (edges[-1], end_pos)):
+            ET.SubElement(vehicle, "stop", {"lane": lanes[edge][0], "endPos": "%.1f" % pos,
+                                            "duration": "%d" % seconds})
+        stops[vehicle.get("id")] = {"midEdge": middle[0], "midPos": round(middle[1], 1), "endEdge": edges[-1]}
+    tree.write(out_path)
+    with open(stops_path, "w") as f:
+        json.dump(stops, f)
+
+
 def sumo_version(sumo_home, env):
     out = subprocess.run([os.path.join(sumo_home, "bin", "sumo"), "--version"], env=env,
                          capture_output=True, text=True).stdout
@@ -56,6 +101,8 @@ def main():
     ap.add_argument("--probe-spacing", type=float, default=15.0, help="seconds between probe departures")
     ap.add_argument("--tls-type", default="static", choices=["static", "actuated"],
                     help="signal programs: fixed-time (default) or actuated (SUMO's osmWebWizard default)")
+    ap.add_argument("--stop-seconds", type=int, default=0,
+                    help="probes stop this long at the kerb halfway and at the destination (0: drive through)")
     ap.add_argument("--warmup", type=float, default=600.0, help="seconds of background traffic before probes")
     args = ap.parse_args()
 
@@ -93,10 +140,17 @@ def main():
          "--max-distance", str(args.max_probe_beeline),
          "--vehicle-class", "passenger", "--vclass", "passenger", "--prefix", "probe", "--validate",
          "--random-departpos", "--random-arrivalpos", "--trip-attributes", 'departLane="best"'], env, log)
-    probe_ids = [t.get("id") for t in ET.parse(w("probes.trips.xml")).getroot().iter("trip")]
+    probe_file = w("probes.trips.xml")
+    if args.stop_seconds > 0:
+        run([os.path.join(bindir, "duarouter"), "-n", w("net.net.xml"), "-r", w("probes.trips.xml"),
+             "-o", w("probes.rou.xml"), "--ignore-errors", "--no-warnings", "--seed", str(args.seed)], env, log)
+        add_stops(w("net.net.xml"), w("probes.rou.xml"), w("probes-stops.rou.xml"), w("probe_stops.json"),
+                  args.stop_seconds)
+        probe_file = w("probes-stops.rou.xml")
+    probe_ids = [t.get("id") for t in ET.parse(probe_file).getroot() if t.tag in ("trip", "vehicle")]
     background = sum(1 for _ in ET.parse(w("background.trips.xml")).getroot().iter("trip"))
     run([os.path.join(bindir, "sumo"), "-n", w("net.net.xml"),
-         "-r", w("background.trips.xml") + "," + w("probes.trips.xml"),
+         "-r", w("background.trips.xml") + "," + probe_file,
          "--begin", "0", "--end", str(sim_end), "--step-length", "1", "--seed", str(args.seed),
          "--fcd-output", w("fcd.xml"), "--fcd-output.geo", "true", "--fcd-output.distance", "true",
          "--device.fcd.explicit", ",".join(probe_ids),
@@ -114,7 +168,8 @@ def main():
                 net_root_edges += 1
         el.clear()
     tls = sum(1 for _, el in ET.iterparse(w("net.net.xml")) if el.tag == "tlLogic")
-    info = {"sumoVersion": sumo_version(sumo_home, env), "seed": args.seed, "tlsType": args.tls_type, "densityPerHourPerKm": args.density,
+    info = {"sumoVersion": sumo_version(sumo_home, env), "seed": args.seed, "tlsType": args.tls_type,
+            "stopSeconds": args.stop_seconds, "densityPerHourPerKm": args.density,
             "backgroundTrips": background, "probeCandidates": len(probe_ids), "edges": net_root_edges,
             "internalEdges": internal_edges, "trafficLights": tls, "simulationEndSeconds": sim_end}
     stats = ET.parse(w("stats.xml")).getroot()

@@ -54,7 +54,7 @@ def read_fcd(path):
             edge = lane.rsplit("_", 1)[0]
             samples.setdefault(v.get("id"), []).append({
                 "t": t, "lat": float(v.get("y")), "lon": float(v.get("x")), "speed": float(v.get("speed")),
-                "angle": float(v.get("angle")), "edge": edge})
+                "angle": float(v.get("angle")), "edge": edge, "pos": float(v.get("pos", "nan"))})
         el.clear()
     return samples
 
@@ -94,6 +94,11 @@ def usable(track, arrived):
     return MIN_TRIP_METERS <= track[-1]["odometer"] <= MAX_TRIP_METERS
 
 
+def at_midway_stop(sample, stop):
+    """Standing with the front at the stop's end position (SUMO stops the front bumper there)."""
+    return sample["edge"] == stop["midEdge"] and sample["speed"] < 0.1 and abs(sample["pos"] - stop["midPos"]) < 3
+
+
 def position_at_odometer(track, meters):
     for s in track:
         if s["odometer"] >= meters:
@@ -109,12 +114,15 @@ def make_traces(fcd_path, tripinfo_path, out_dir, probes, seed):
             arrived.add(el.get("id"))
         el.clear()
     tracks = read_fcd(fcd_path)
+    stops_path = os.path.join(os.path.dirname(fcd_path), "probe_stops.json")
+    stops = json.load(open(stops_path)) if os.path.exists(stops_path) else None
     ids = sorted((v for v in tracks if v.startswith("probe")), key=lambda v: int(v[5:]))
     chosen = []
     for vid in ids:
         track = tracks[vid]
         annotate(track)
-        if usable(track, vid in arrived):
+        stopped_midway = stops is None or (vid in stops and any(at_midway_stop(x, stops[vid]) for x in track))
+        if usable(track, vid in arrived) and stopped_midway:
             chosen.append(vid)
         if len(chosen) == probes:
             break
@@ -150,6 +158,8 @@ def make_traces(fcd_path, tripinfo_path, out_dir, probes, seed):
                     "wayBefore": s.get("wayBefore"), "wayAfter": s.get("wayAfter"),
                     "odometer": round(s["odometer"], 2), "outlier": is_outlier, "sampleIndex": i}) + "\n")
         mid = position_at_odometer(track, track[-1]["odometer"] / 2)
+        if stops and vid in stops:  # where it stood at its midway stop
+            mid = next(x for x in track if at_midway_stop(x, stops[vid]))
         end = track[-1]
         with open(os.path.join(d, "destinations.json"), "w") as f:
             json.dump({"assignmentId": vid, "waypoints": [
