@@ -130,11 +130,13 @@ def main():
     probe_end = args.warmup + probe_count * args.probe_spacing
     sim_end = probe_end + 1800  # time for the last probes to finish a 6 km trip in traffic
     run([sys.executable, os.path.join(tools, "randomTrips.py"), "-n", w("net.net.xml"), "-o", w("background.trips.xml"),
+         "--route-file", w("background.validate.rou.xml"),  # --validate writes routes; not into the caller's cwd
          "--seed", str(args.seed), "--begin", "0", "--end", str(sim_end), "--insertion-density", str(args.density),
          "--fringe-factor", "5", "--min-distance", "300", "--vehicle-class", "passenger", "--vclass", "passenger",
          "--prefix", "bg", "--validate", "--random-departpos", "--random-arrivalpos",
          "--trip-attributes", 'departLane="best" departSpeed="max"'], env, log)
     run([sys.executable, os.path.join(tools, "randomTrips.py"), "-n", w("net.net.xml"), "-o", w("probes.trips.xml"),
+         "--route-file", w("probes.validate.rou.xml"),
          "--seed", str(args.seed + 1000), "--begin", str(args.warmup), "--end", str(probe_end),
          "--period", str(args.probe_spacing), "--min-distance", str(args.min_probe_beeline),
          "--max-distance", str(args.max_probe_beeline),
