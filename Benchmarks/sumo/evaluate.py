@@ -1,0 +1,268 @@
+#!/usr/bin/env python3
+"""Scores EdgeNav on the SUMO probe traces: `edgenav match` (final answers) and `edgenav replay` (navigator).
+
+Matching, per fix (comparable with BENCHMARKS.md "Map matching"):
+  on true way        output osmWayId == the OSM way of the lane SUMO drove, over fixes off junction interiors
+  … with junctions   all fixes; a fix inside a junction counts as right on either neighbouring way
+  stopped ≤ 10 m     fixes whose true speed < 0.1 m/s with the output within 10 m of the true position
+  error p50/p95      output position to the true (lane) position, metres
+The same figures for the navigator's provisional answers (replay's location/snapped, route-aware, lag 0).
+
+Navigation, per trip (comparable with BENCHMARKS.md "Navigation"): arrivals at the two waypoints (the probe's
+true position halfway along its drive, and its end) — count, distance of the TRUE position at the arrival fix,
+early = the vehicle still more than 30 m of its own drive short of the waypoint; reroutes (offRoute,
+fasterRoute) split by whether SUMO's path stays within 10 m of the route EdgeNav planned at the start; the
+remaining-time error halfway in time through each leg.
+"""
+import bisect
+import datetime
+import json
+import math
+import os
+import statistics
+import subprocess
+
+from traces import haversine_meters
+
+# SUMO's path this far from the planned polyline for 3 s running, off junction interiors, = it drove another way.
+# Lanes lie at most ~8 m off the OSM centre line (3 lanes each way on a two-way way); at 25 m a short stretch on a
+# parallel OSM way (a split carriageway, a turn-lane way) went unseen, and EdgeNav rightly reported it off route.
+OFF_ROUTE_METERS = 10.0
+ON_ROUTE_METERS = 6.0        # the last sample this close before that is where it left
+ARRIVAL_RADIUS_METERS = 30.0
+
+
+def load_jsonl(path):
+    with open(path) as f:
+        return [json.loads(l) for l in f if l.strip()]
+
+
+def iso_seconds(text):
+    return datetime.datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+
+
+def decode_polyline6(encoded):
+    points, index, lat, lon = [], 0, 0, 0
+    while index < len(encoded):
+        for coord in (0, 1):
+            shift, result = 0, 0
+            while True:
+                b = ord(encoded[index]) - 63
+                index += 1
+                result |= (b & 0x1F) << shift
+                shift += 5
+                if b < 0x20:
+                    break
+            delta = ~(result >> 1) if result & 1 else result >> 1
+            if coord == 0:
+                lat += delta
+            else:
+                lon += delta
+        points.append((lat / 1e6, lon / 1e6))
+    return points
+
+
+def distance_to_polyline_meters(lat, lon, polyline):
+    """Shortest distance from a point to a polyline, in a local equirectangular frame (fine at these scales)."""
+    kx = math.cos(math.radians(lat)) * 111319.49
+    ky = 111319.49
+    best = float("inf")
+    for (a_lat, a_lon), (b_lat, b_lon) in zip(polyline, polyline[1:]):
+        ax, ay = (a_lon - lon) * kx, (a_lat - lat) * ky
+        bx, by = (b_lon - lon) * kx, (b_lat - lat) * ky
+        dx, dy = bx - ax, by - ay
+        ll = dx * dx + dy * dy
+        t = 0.0 if ll == 0 else max(0.0, min(1.0, -(ax * dx + ay * dy) / ll))
+        px, py = ax + t * dx, ay + t * dy
+        best = min(best, px * px + py * py)
+    return math.sqrt(best) if polyline else float("inf")
+
+
+def percentile(values, p):
+    if not values:
+        return float("nan")
+    s = sorted(values)
+    k = (len(s) - 1) * p / 100.0
+    f = math.floor(k)
+    c = min(f + 1, len(s) - 1)
+    return s[f] + (s[c] - s[f]) * (k - f)
+
+
+def strip_accuracy(lines):
+    out = []
+    for l in lines:
+        d = json.loads(l)
+        d.pop("horizontalAccuracy", None)
+        out.append(json.dumps(d))
+    return out
+
+
+class MatchTally:
+    def __init__(self):
+        self.fixes = self.matched = 0
+        self.plain = self.plain_right = 0
+        self.all_right = 0
+        self.junction = self.junction_right = 0
+        self.stopped = self.stopped_near = 0
+        self.errors = []
+        self.wrong = []  # (probe, truth, output) for the failure analysis
+
+    def add(self, probe, truth, out):
+        self.fixes += 1
+        matched = bool(out.get("matched", True)) and out.get("lat") is not None
+        self.matched += matched
+        way = out.get("osmWayId") if matched else None
+        if truth["junction"]:
+            self.junction += 1
+            ok = way is not None and way in (truth["wayBefore"], truth["wayAfter"])
+            self.junction_right += ok
+            self.all_right += ok
+        else:
+            self.plain += 1
+            ok = way is not None and way == truth["osmWayId"]
+            self.plain_right += ok
+            self.all_right += ok
+            if not ok:
+                self.wrong.append((probe, truth, out))
+        if matched:
+            err = haversine_meters(truth["lat"], truth["lon"], out["lat"], out["lon"])
+            self.errors.append(err)
+        else:
+            err = float("inf")
+        if truth["speed"] < 0.1:
+            self.stopped += 1
+            self.stopped_near += err <= 10
+
+    def row(self):
+        pct = lambda a, b: 100.0 * a / b if b else float("nan")
+        return {"fixes": self.fixes, "matched": self.matched,
+                "onTrueWay": pct(self.plain_right, self.plain), "offJunctionFixes": self.plain,
+                "withJunctions": pct(self.all_right, self.fixes), "junctionFixes": self.junction,
+                "junctionRight": pct(self.junction_right, self.junction),
+                "stoppedWithin10": pct(self.stopped_near, self.stopped), "stoppedFixes": self.stopped,
+                "errorP50": percentile(self.errors, 50), "errorP95": percentile(self.errors, 95)}
+
+
+def run_edgenav(edgenav, args, stdin_lines):
+    result = subprocess.run([edgenav] + args, input="\n".join(stdin_lines) + "\n", capture_output=True, text=True)
+    if result.returncode != 0:
+        raise RuntimeError("edgenav %s failed: %s" % (args[0], result.stderr[-500:]))
+    return [json.loads(l) for l in result.stdout.splitlines() if l.strip()]
+
+
+def evaluate_trip(probe, events, truth, fixes, waypoints, interval, track1s):
+    """Navigation figures for one replayed trip. `truth` holds the trace's fixes' truth; `track1s` the full 1 s truth."""
+    t_of = {round(t["timestamp"], 3): t for t in truth}
+    trip = {"probe": probe, "interval": interval, "fixes": len(fixes)}
+    arrivals = [e for e in events if e["topic"] == "nav/arrival" and e["payload"]]
+    routes = [e["payload"] for e in events if e["topic"] == "nav/route" and e["payload"]]
+    etas = [e["payload"] for e in events if e["topic"] == "nav/eta" and e["payload"]]
+    # Arrivals.
+    trip["arrivals"] = []
+    for k, wp in enumerate(waypoints):
+        mine = [a["payload"] for a in arrivals if a["payload"]["waypoint"]["index"] == k]
+        entry = {"count": len(mine)}
+        if mine:
+            t = iso_seconds(mine[0]["timestamp"])
+            tr = t_of.get(round(t, 3))
+            if tr is not None:
+                entry["trueDistance"] = haversine_meters(tr["lat"], tr["lon"], wp["lat"], wp["lon"])
+                entry["odometerToGo"] = wp["odometer"] - tr["odometer"]  # > 0: before the waypoint
+                # Early: announced with the vehicle still more than 30 m of its drive AND of straight line away.
+                # Within 30 m in a straight line but with more than 30 m of its drive to go, the vehicle passes
+                # the waypoint earlier (the other carriageway, a loop round a block): counted apart.
+                ahead = entry["odometerToGo"] > ARRIVAL_RADIUS_METERS
+                entry["early"] = ahead and entry["trueDistance"] > ARRIVAL_RADIUS_METERS
+                entry["passedEarlier"] = ahead and entry["trueDistance"] <= ARRIVAL_RADIUS_METERS
+                entry["fixTime"] = t
+        trip["arrivals"].append(entry)
+    # The route EdgeNav planned at the start, against SUMO's path.
+    first = next((r for r in routes if r["reason"] == "destinationsSet"), None)
+    trip["routeStatus"] = first["routeStatus"] if first else "none"
+    reroutes = [r for r in routes if r["reason"] in ("offRoute", "fasterRoute")]
+    odometer_at = {round(t["timestamp"], 3): t["odometer"] for t in track1s}
+    trip["reroutes"] = [{"reason": r["reason"], "t": iso_seconds(r["timestamp"]),
+                         "odometer": odometer_at.get(round(iso_seconds(r["timestamp"]), 3))} for r in reroutes]
+    trip["leftRoute"] = None
+    if first and first["routeStatus"] == "ok":
+        # Planned leg durations against the time SUMO's vehicle took (from the first fix, then waypoint to waypoint).
+        starts = [truth[0]["timestamp"]] + [EPOCH + wp["t"] for wp in waypoints[:-1]]
+        trip["legTimes"] = [{"plannedSeconds": leg["durationSeconds"], "plannedMeters": leg["distanceMeters"],
+                             "actualSeconds": EPOCH + wp["t"] - start, "actualMeters": wp["odometer"] - odo}
+                            for leg, wp, start, odo in zip(first["legs"], waypoints, starts,
+                                                           [0.0] + [w["odometer"] for w in waypoints[:-1]])]
+        polyline = []
+        for leg in first["legs"]:
+            polyline.extend(decode_polyline6(leg["polyline6"]))
+        dists = [distance_to_polyline_meters(s["lat"], s["lon"], polyline) for s in track1s]
+        trip["maxPathDeviation"] = max(dists)
+        plain = [i for i, s in enumerate(track1s) if not s["junction"]]  # SUMO cuts corners inside junctions
+        for n in range(len(plain) - 2):
+            if min(dists[i] for i in plain[n:n + 3]) > OFF_ROUTE_METERS:
+                j = plain[n]
+                while j > 0 and dists[j] > ON_ROUTE_METERS:
+                    j -= 1
+                trip["leftRoute"] = {"t": track1s[j]["timestamp"], "odometer": track1s[j]["odometer"],
+                                     "lat": track1s[j]["lat"],
+                                     "lon": track1s[j]["lon"], "edge": track1s[j]["edge"]}
+                break
+    # Remaining time halfway in time through each leg.
+    fix_times = [f["timestamp"] for f in fixes]
+    eta_times = [iso_seconds(e["timestamp"]) for e in etas]
+    trip["eta"] = []
+    leg_start = fix_times[0]
+    for k, wp in enumerate(waypoints):
+        t_arrive = EPOCH + wp["t"]
+        half = (leg_start + t_arrive) / 2
+        i = bisect.bisect_right(fix_times, half) - 1
+        entry = None
+        if i >= 0:
+            t_fix = fix_times[i]
+            j = bisect.bisect_right(eta_times, t_fix + 1e-6) - 1
+            actual = t_arrive - t_fix
+            if j >= 0 and etas[j]["waypointIndex"] == k and actual > 0:
+                predicted = etas[j]["remainingSeconds"]
+                entry = {"predicted": predicted, "actual": actual, "error": (predicted - actual) / actual}
+        trip["eta"].append(entry)
+        leg_start = t_arrive
+    return trip
+
+
+EPOCH = 0.0
+
+
+def evaluate(edgenav, graph, trace_dir, probes, intervals, epoch):
+    global EPOCH
+    EPOCH = epoch
+    result = {}
+    for interval in intervals:
+        final, provisional = MatchTally(), MatchTally()
+        trips = []
+        for probe in probes:
+            d = os.path.join(trace_dir, probe)
+            truth_all = load_jsonl(os.path.join(d, "truth.jsonl"))
+            step = int(interval)
+            truth = [t for t in truth_all if t["sampleIndex"] % step == 0]
+            with open(os.path.join(d, "raw-%ds.jsonl" % step)) as f:
+                raw = [l.strip() for l in f if l.strip()]
+            fixes = [json.loads(l) for l in raw]
+            matched = run_edgenav(edgenav, ["match", "--map", graph], strip_accuracy(raw))
+            with open(os.path.join(d, "match-%ds.jsonl" % step), "w") as f:
+                f.writelines(json.dumps(m) + "\n" for m in matched)
+            for t, m in zip(truth, matched):
+                final.add(probe, t, m)
+            events = run_edgenav(edgenav, ["replay", "--map", graph, "--destinations",
+                                           os.path.join(d, "destinations.json")], raw)
+            with open(os.path.join(d, "replay-%ds.jsonl" % step), "w") as f:
+                f.writelines(json.dumps(e) + "\n" for e in events)
+            snapped = {}
+            for e in events:
+                if e["topic"] == "location/snapped" and e["payload"]:
+                    snapped[round(iso_seconds(e["payload"]["timestamp"]), 3)] = e["payload"]
+            for t in truth:
+                provisional.add(probe, t, snapped.get(round(t["timestamp"], 3), {"matched": False}))
+            with open(os.path.join(d, "waypoints.json")) as f:
+                waypoints = json.load(f)
+            trips.append(evaluate_trip(probe, events, truth, fixes, waypoints, step, truth_all))
+        result["%ds" % step] = {"final": final, "provisional": provisional, "trips": trips}
+    return result
