@@ -38,6 +38,9 @@ public struct NavigatorConfiguration: Sendable, Hashable {
     /// drove through the waypoint between sparse fixes (5 s at 40 km/h is 55 m). Announced late rather than
     /// missed, which would send the vehicle back to it.
     public var arrivalByPassingThrough = true
+    /// … and only when the line between those two positions runs within this of the leg's direction at its end,
+    /// degrees: a vehicle crossing the waypoint's street on another road does not pass through it. Default 60.
+    public var arrivalPassingThroughCourseDegrees: Double = 60
 
     /// Off route when the evidence of consecutive off-route fixes reaches this. A fix the matcher puts off the
     /// route counts 1; one that is also at least `strongOffRouteDistanceMeters` from the route while the vehicle

@@ -828,6 +828,17 @@ public final class NavigatorCore {
             crossing.distanceMeters <= configuration.arrivalRadiusMeters,
             p.route.lengthMeters - p.along <= step + configuration.arrivalRadiusMeters
         else { return nil }
+        // … moving the way the leg arrives (a vehicle crossing the waypoint's street on another road is not
+        // passing through it).
+        let geometry = p.route.leg.geometry
+        guard let last = geometry.last,
+            let before = geometry.dropLast().last(where: { Geodesy.distanceMeters($0, last) >= 1 })
+        else { return nil }
+        let arrivingBearing = Geodesy.initialBearingDegrees(from: before, to: last)
+        let movingBearing = Geodesy.initialBearingDegrees(from: previous.coordinate, to: snapped.coordinate)
+        guard Geodesy.bearingDifferenceDegrees(arrivingBearing, movingBearing)
+            <= configuration.arrivalPassingThroughCourseDegrees
+        else { return nil }
         return announceArrival(&p, at: time, vehicle: snapped.coordinate)
     }
 
