@@ -17,7 +17,9 @@ import Routing
 ///   `crossingSignalSeconds`: it is red for cars only when someone has asked to cross;
 /// - no junction (the node joins only this way and its continuation) : a bend sharper than 60° costs
 ///   `sharpBendSeconds`, otherwise nothing;
-/// - a junction without a signal: straight on (|turn| ≤ 30°) `uncontrolledCrossingSeconds` (yielding, slowing),
+/// - a junction without a signal (roads the travel mode may use: a footway crossing is no junction): straight on
+///   (|turn| ≤ 30°) `uncontrolledCrossingSeconds` (yielding, slowing) unless the route is on a road more important
+///   than every other road there (a main road past side streets),
 ///   a turn to the kerb side (right under right-hand traffic) `kerbSideTurnSeconds`, a turn across the oncoming
 ///   lane `crossingTurnSeconds`, a U-turn (|turn| > 150°) `uTurnSeconds`.
 public struct JunctionDelayModel: Sendable, Hashable {
@@ -105,7 +107,8 @@ public struct JunctionDelayModel: Sendable, Hashable {
         from: EdgeID, to: EdgeID, signal: SignalJunctions.Kind, graph: RoadGraph, mode: TravelMode
     ) -> Double {
         let turn = signedTurnDegrees(from: from, to: to, graph: graph)
-        let branches = SignalJunctions.branchCount(at: from, graph: graph)
+        let others = SignalJunctions.branches(at: from, graph: graph, usableBy: ModeMask(mode))
+        let branches = others.count
         let magnitude = abs(turn)
         var delay: Double
         switch signal {
@@ -122,10 +125,38 @@ public struct JunctionDelayModel: Sendable, Hashable {
         } else if magnitude > 30 {
             let towardsKerb = rightHandTraffic ? turn > 0 : turn < 0
             delay += towardsKerb ? kerbSideTurnSeconds : crossingTurnSeconds
-        } else if signal == .none {
+        } else if signal == .none && !hasPriority(from, continuingTo: to, over: others, graph: graph) {
             delay += uncontrolledCrossingSeconds
         }
         return delay
+    }
+
+    /// Going straight on along a road more important than every other road at the junction (a main road past side
+    /// streets) costs nothing: the side streets give way. Between roads of one class, or onto a major road, the
+    /// vehicle yields or slows.
+    private func hasPriority(_ from: EdgeID, continuingTo to: EdgeID, over others: [EdgeID], graph: RoadGraph) -> Bool {
+        let own = Self.importance(graph.highwayClass(of: from))
+        let next = graph.target(of: to)
+        return others.allSatisfy { e in
+            graph.source(of: e) == next || graph.target(of: e) == next
+                || Self.importance(graph.highwayClass(of: e)) > own
+        }
+    }
+
+    /// Road importance for right of way, 0 most important (links rank with their road).
+    static func importance(_ c: HighwayClass) -> Int {
+        switch c {
+        case .motorway, .motorwayLink: 0
+        case .trunk, .trunkLink: 1
+        case .primary, .primaryLink: 2
+        case .secondary, .secondaryLink: 3
+        case .tertiary, .tertiaryLink: 4
+        case .unclassified, .road: 5
+        case .residential, .busway: 6
+        case .livingStreet: 7
+        case .service, .track: 8
+        default: 9
+        }
     }
 
     /// Turn angle, degrees in -180...180, positive clockwise (right).

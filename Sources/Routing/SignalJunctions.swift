@@ -68,20 +68,28 @@ public struct SignalJunctions: Sendable, Hashable {
         return false
     }
 
-    /// Other roads meeting at the end node of `edge` (any direction, any mode), not counting the one it came from:
-    /// two or more make the node a junction.
-    public static func branchCount(at edge: EdgeID, graph: RoadGraph) -> Int {
+    /// Other roads meeting at the end node of `edge` (either direction) that `modes` may use, not counting the one
+    /// it came from: two or more make the node a junction. The default counts roads for motor vehicles: a footway
+    /// or cycleway crossing the street is a crossing, not a junction.
+    public static func branchCount(at edge: EdgeID, graph: RoadGraph, usableBy modes: ModeMask = .motorized) -> Int {
+        branches(at: edge, graph: graph, usableBy: modes).count
+    }
+
+    /// The edges of those other roads at the end node of `edge` (one per neighbouring node, outgoing if there is
+    /// one, else incoming).
+    public static func branches(at edge: EdgeID, graph: RoadGraph, usableBy modes: ModeMask = .motorized) -> [EdgeID] {
         let node = graph.target(of: edge)
         let cameFrom = graph.source(of: edge)
         var neighbours: [NodeID] = []
-        for e in graph.outgoingEdges(of: node) {
+        var edges: [EdgeID] = []
+        for e in graph.outgoingEdges(of: node) where !graph.access(of: e).isDisjoint(with: modes) {
             let n = graph.target(of: e)
-            if n != cameFrom && !neighbours.contains(n) { neighbours.append(n) }
+            if n != cameFrom && !neighbours.contains(n) { neighbours.append(n); edges.append(e) }
         }
-        for e in graph.incomingEdges(of: node) {
+        for e in graph.incomingEdges(of: node) where !graph.access(of: e).isDisjoint(with: modes) {
             let n = graph.source(of: e)
-            if n != cameFrom && !neighbours.contains(n) { neighbours.append(n) }
+            if n != cameFrom && !neighbours.contains(n) { neighbours.append(n); edges.append(e) }
         }
-        return neighbours.count
+        return edges
     }
 }

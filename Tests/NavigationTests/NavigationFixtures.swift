@@ -20,12 +20,19 @@ struct DrawnRoads {
         var speedKph = 50.0
         var limitKph: Double? = 50
         var name = ""
-        init(_ nodes: String, oneway: Bool = false, speedKph: Double = 50, limitKph: Double? = 50, name: String = "") {
+        var highwayClass = HighwayClass.residential
+        var access = ModeMask.all
+        init(
+            _ nodes: String, oneway: Bool = false, speedKph: Double = 50, limitKph: Double? = 50, name: String = "",
+            highwayClass: HighwayClass = .residential, access: ModeMask = .all
+        ) {
             self.nodes = nodes
             self.oneway = oneway
             self.speedKph = speedKph
             self.limitKph = limitKph
             self.name = name
+            self.highwayClass = highwayClass
+            self.access = access
         }
     }
 
@@ -46,9 +53,9 @@ struct DrawnRoads {
             for (a, b) in zip(letters, letters.dropFirst()) {
                 func attributes(towards target: Character) -> EdgeAttributes {
                     EdgeAttributes(
-                        access: .all, flags: signals.contains(target) ? [.trafficSignalsAtTarget] : [],
+                        access: way.access, flags: signals.contains(target) ? [.trafficSignalsAtTarget] : [],
                         freeFlowSpeedKph: way.speedKph, speedLimitKph: way.limitKph, osmWayID: id,
-                        name: way.name.isEmpty ? "way \(way.nodes)" : way.name)
+                        name: way.name.isEmpty ? "way \(way.nodes)" : way.name, highwayClass: way.highwayClass)
                 }
                 builderEdges["\(a)\(b)"] = builder.addEdge(
                     from: nodes[a]!, to: nodes[b]!, attributes: attributes(towards: b))

@@ -80,6 +80,31 @@ import Testing
         #expect(abs(seconds - (85 / metersPerSecond + 18)) < 0.01)
     }
 
+    @Test func straightOnAlongTheMainRoadSideStreetsAndFootwaysCostNothing() throws {
+        // A–B–C straight on, a side street D–B–E crossing at B.
+        let drawing = """
+                    D
+                    |
+            A-------B-------C
+                    |
+                    E
+            """
+        let free = 400 / (50 / 3.6)
+        func duration(main: HighwayClass, side: HighwayClass, sideAccess: ModeMask = .all) throws -> Double {
+            let roads = try DrawnRoads(
+                drawing, gridMeters: 25,
+                ways: [.init("ABC", highwayClass: main), .init("DBE", highwayClass: side, access: sideAccess)])
+            let (_, events) = start(roads, to: "C")
+            return try #require(events.routeChanges.first?.durationSeconds)
+        }
+        // A primary road past a residential side street: the side street gives way.
+        #expect(abs(try duration(main: .primary, side: .residential) - free) < 0.01)
+        // Two residential streets: the vehicle yields or slows, 2 s.
+        #expect(abs(try duration(main: .residential, side: .residential) - (free + 2)) < 0.01)
+        // A footway across the street is no junction for a car.
+        #expect(abs(try duration(main: .residential, side: .footway, sideAccess: [.walking, .cycling]) - free) < 0.01)
+    }
+
     @Test func trafficSpeedsAlreadyHoldTheSlowDownsAtJunctions() throws {
         // As above but the signal at the junction C, where the route turns right to D. A feed on A–B and B–C
         // (moving speeds, 50 km/h: no slower than free flow) leaves only the signal's expected wait (18 − 3.5 s of
