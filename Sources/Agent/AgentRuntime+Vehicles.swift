@@ -295,7 +295,7 @@ extension AgentRuntime {
     func publish(_ messages: [OutboundMessage], vehicleID: String) {
         guard !messages.isEmpty, let tree = vehicleTopics[vehicleID] else { return }
         for message in messages {
-            publish(topic: tree.output(message.topic), payload: message.payload, kind: message.topic.kind)
+            publish(topic: tree.output(message.topic), payload: message.payloadBytes, kind: message.topic.kind)
             if message.topic == .error { metrics.errors += 1 }
         }
     }
@@ -303,7 +303,11 @@ extension AgentRuntime {
     /// Queues one output in the outbox. When the outbox refuses it (full of events, or a disk error), the output is
     /// held in the in-memory `backlog`, as is everything after it until the backlog drains (see `PublishBacklog`).
     func publish(topic: String, payload: String, kind: MessageKind, retain: Bool = true) {
-        let message = PublishBacklog.Message(topic: topic, payload: Array(payload.utf8), retain: retain, kind: kind,
+        publish(topic: topic, payload: Array(payload.utf8), kind: kind, retain: retain)
+    }
+
+    func publish(topic: String, payload: [UInt8], kind: MessageKind, retain: Bool = true) {
+        let message = PublishBacklog.Message(topic: topic, payload: payload, retain: retain, kind: kind,
                                              isError: kind == .event && topic.hasSuffix("/agent/error"))
         if !backlog.isEmpty && !retryingBacklog { retryBacklog() }
         if backlog.isEmpty, offerToOutbox(message) { return }
@@ -392,7 +396,7 @@ extension AgentRuntime {
         guard agentErrorThrottle.admit(error, topic: topic, payload: payload, now: now) else { return }
         logger.warning("input rejected", [("code", error.code.rawValue), ("topic", topic ?? ""), ("error", error.message)])
         let message = agentEnvelope.wrap(.error, timestamp: now, OutputPayloads.error(error, topic: topic, payload: payload))
-        publish(topic: topics.error, payload: message.payload, kind: .event)
+        publish(topic: topics.error, payload: message.payloadBytes, kind: .event)
     }
 
     /// Publishes the summaries of errors the error limit held back, where their interval has passed.
@@ -400,7 +404,7 @@ extension AgentRuntime {
         for held in agentErrorThrottle.dueSummaries(now: now) {
             metrics.errorsSuppressed += held.count
             let body = OutputPayloads.error(held.summary, topic: held.topic, payload: held.payload, suppressedCount: held.count)
-            publish(topic: topics.error, payload: agentEnvelope.wrap(.error, timestamp: now, body).payload, kind: .event)
+            publish(topic: topics.error, payload: agentEnvelope.wrap(.error, timestamp: now, body).payloadBytes, kind: .event)
         }
         for vehicleID in vehiclesWithSuppressedErrors {
             guard let session = sessions[vehicleID] else {
@@ -496,7 +500,7 @@ extension AgentRuntime {
             publish([session.message(.metrics, at: now, body)], vehicleID: configuration.vehicleID)
         } else {
             let message = agentEnvelope.wrap(.metrics, timestamp: now, body)
-            publish(topic: topics.metrics, payload: message.payload, kind: .state)
+            publish(topic: topics.metrics, payload: message.payloadBytes, kind: .state)
         }
     }
 
