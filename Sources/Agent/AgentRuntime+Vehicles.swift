@@ -1,6 +1,7 @@
 import Foundation
 import MQTT
 import Navigation
+import Synchronization
 
 /// Hands messages from the MQTT network thread to the runtime's inbox (set once, before the client starts). The
 /// network thread classifies the topic and queues the message. A raw fix that finds the inbox idle is then handled at
@@ -18,7 +19,11 @@ final class MessageInbox: @unchecked Sendable {
         guard let runtime else { return }
         let entry = InboxEntry(target: runtime.router.target(of: message.topic), message: message,
                                receivedAtNanoseconds: receivedAt)
-        guard runtime.inbox.put(entry) else { return }
+        guard runtime.inbox.put(entry) else {
+            // Over the arrival rate the fix is held, and the tick must release it within milliseconds.
+            if case .vehicle(_, .location) = entry.target, runtime.inbox.isHolding { runtime.setTickCadence(fast: true) }
+            return
+        }
         if case .vehicle(let vehicleID, .location) = entry.target,
            budget.admits(now: receivedAt, limits: runtime.configuration.inbox),
            runtime.drainInline(vehicleID: vehicleID)
@@ -179,6 +184,7 @@ extension AgentRuntime {
         case .command:
             out = session.receiveCommand(message.payload, topic: topic, now: now)
             if session.simulator != nil { simulating.insert(vehicleID) } else { simulating.remove(vehicleID) }
+            if !simulating.isEmpty { setTickCadence(fast: true) }
         }
         publish(out, vehicleID: vehicleID)
         if let change = session.takePersistenceChange() { report(change, of: session, now: now) }
@@ -292,11 +298,33 @@ extension AgentRuntime {
 
     // MARK: Publishing
 
+    /// A vehicle's outputs, in order. With nothing held in the backlog they go to the outbox together, as one
+    /// journal write (`MQTTClient.publish(_:)`); whatever the outbox does not take then, and everything while the
+    /// backlog holds outputs, goes one by one through `publish(topic:payload:kind:)`.
     func publish(_ messages: [OutboundMessage], vehicleID: String) {
         guard !messages.isEmpty, let tree = vehicleTopics[vehicleID] else { return }
-        for message in messages {
+        for message in messages where message.topic == .error { metrics.errors += 1 }
+        var first = 0
+        if messages.count > 1 {
+            if !backlog.isEmpty && !retryingBacklog { retryBacklog() }
+            if backlog.isEmpty {
+                let entries = messages.map {
+                    OutboxEntry(topic: tree.output($0.topic), payload: $0.payloadBytes, retain: true, kind: $0.topic.kind)
+                }
+                let result = client.publish(entries, wakeNetworkThread: !deferringNetworkWake)
+                metrics.messagesOut += result.stored
+                if result.stored > 0 { reportShedIfDue() }
+                first = result.stored
+                if let error = result.error, first < messages.count, error.code != .outboxFull, error.code != .outboxIO {
+                    // Refused for good (as `offerToOutbox` logs and drops it); the rest go on one by one.
+                    logger.error("publish failed", [("topic", entries[first].topic), ("code", error.code.rawValue),
+                                                    ("error", error.message)])
+                    first += 1
+                }
+            }
+        }
+        for message in messages[first...] {
             publish(topic: tree.output(message.topic), payload: message.payloadBytes, kind: message.topic.kind)
-            if message.topic == .error { metrics.errors += 1 }
         }
     }
 
@@ -422,11 +450,12 @@ extension AgentRuntime {
 
     func startTimers() {
         asyncExclusively { [self] in
-            let tick = DispatchSource.makeTimerSource(queue: queue)
-            tick.schedule(deadline: .now() + .milliseconds(10), repeating: .milliseconds(10), leeway: .milliseconds(2))
-            tick.setEventHandler { [weak self] in self?.exclusively { $0.tick(now: Date()) } }
-            tick.resume()
-            timers.append(tick)
+            tickTimer.setEventHandler { [weak self] in self?.exclusively { $0.tick(now: Date()) } }
+            tickIsFast.withLock { fast in
+                fast = !simulating.isEmpty
+                schedule(tickTimer, fast: fast)
+            }
+            timers.append(tickTimer)
             if configuration.metricsIntervalSeconds > 0 {
                 let interval = configuration.metricsIntervalSeconds
                 let metricsTimer = DispatchSource.makeTimerSource(queue: queue)
@@ -453,17 +482,34 @@ extension AgentRuntime {
         stateLock.unlock()
     }
 
-    /// Every 10 ms: fixes the rate limit held back and now lets through, the simulators' fixes, and (every 100 ms)
-    /// the summaries of suppressed errors, held outputs and the outbox's shed report.
+    /// Every 10 ms while simulators run or the rate limit holds fixes back, else every 100 ms (an idle agent wakes
+    /// ten times a second, not a hundred): fixes the rate limit held back and now lets through, the simulators'
+    /// fixes, and every 100 ms the summaries of suppressed errors, held outputs and the outbox's shed report.
     func tick(now: Date) {
-        if inbox.releaseHeld(now: DispatchTime.now().uptimeNanoseconds) { drainInbox() }
+        let uptime = DispatchTime.now().uptimeNanoseconds
+        if inbox.releaseHeld(now: uptime) { drainInbox() }
         simulationTick(now: now)
-        ticks &+= 1
-        if ticks % 10 == 0 {
+        if uptime >= lastSlowTickNanoseconds + 95_000_000 {
+            lastSlowTickNanoseconds = uptime
             publishSuppressedErrorSummaries(now: now)
             if !backlog.isEmpty { retryBacklog() }
             if backlog.isEmpty { reportShedIfDue() }
         }
+        setTickCadence(fast: !simulating.isEmpty || inbox.isHolding)
+    }
+
+    /// Runs the tick every 10 ms (`fast`) or every 100 ms. Any thread; a no-op when the cadence is already that.
+    func setTickCadence(fast: Bool) {
+        tickIsFast.withLock { current in
+            guard current != fast else { return }
+            current = fast
+            schedule(tickTimer, fast: fast)
+        }
+    }
+
+    private func schedule(_ timer: DispatchSourceTimer, fast: Bool) {
+        let period: DispatchTimeInterval = fast ? .milliseconds(10) : .milliseconds(100)
+        timer.schedule(deadline: .now() + period, repeating: period, leeway: fast ? .milliseconds(2) : .milliseconds(10))
     }
 
     /// Publishes the fixes the running simulators have due, on the vehicle's location topic, through the broker.
