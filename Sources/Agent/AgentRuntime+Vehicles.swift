@@ -145,6 +145,7 @@ extension AgentRuntime {
         deferringNetworkWake = true
         for refusal in batch.refusals { report(refusal, now: Date()) }
         for entry in batch.entries { handle(entry, now: Date()) }
+        flushPendingOutputs()  // the batch's outputs: one journal write
         deferringNetworkWake = false
         if wakeNetworkThread { client.wakeNetworkThread() }
         return true
@@ -298,33 +299,45 @@ extension AgentRuntime {
 
     // MARK: Publishing
 
-    /// A vehicle's outputs, in order. With nothing held in the backlog they go to the outbox together, as one
-    /// journal write (`MQTTClient.publish(_:)`); whatever the outbox does not take then, and everything while the
-    /// backlog holds outputs, goes one by one through `publish(topic:payload:kind:)`.
+    /// A vehicle's outputs, in order. With nothing held in the backlog they wait in `pendingOutputs` and go to the
+    /// outbox together, as one journal write (`MQTTClient.publish(_:)`), when the drain batch ends — or at once
+    /// when they include an event (an arrival or a route: the trip journal already counts it as announced, so it
+    /// must not wait in memory), or before any output published another way (order is kept). Whatever the outbox
+    /// does not take then, and everything while the backlog holds outputs, goes one by one through
+    /// `publish(topic:payload:kind:)`.
     func publish(_ messages: [OutboundMessage], vehicleID: String) {
         guard !messages.isEmpty, let tree = vehicleTopics[vehicleID] else { return }
-        for message in messages where message.topic == .error { metrics.errors += 1 }
+        var hasEvent = false
+        for message in messages {
+            if message.topic == .error { metrics.errors += 1 }
+            if message.topic.kind == .event { hasEvent = true }
+            pendingOutputs.append(OutboxEntry(topic: tree.output(message.topic), payload: message.payloadBytes,
+                                              retain: true, kind: message.topic.kind))
+        }
+        if hasEvent || !deferringNetworkWake { flushPendingOutputs() }
+    }
+
+    /// Hands `pendingOutputs` to the outbox (see `publish(_:vehicleID:)`).
+    func flushPendingOutputs() {
+        guard !pendingOutputs.isEmpty else { return }
+        let entries = pendingOutputs
+        pendingOutputs.removeAll(keepingCapacity: true)
         var first = 0
-        if messages.count > 1 {
-            if !backlog.isEmpty && !retryingBacklog { retryBacklog() }
-            if backlog.isEmpty {
-                let entries = messages.map {
-                    OutboxEntry(topic: tree.output($0.topic), payload: $0.payloadBytes, retain: true, kind: $0.topic.kind)
-                }
-                let result = client.publish(entries, wakeNetworkThread: !deferringNetworkWake)
-                metrics.messagesOut += result.stored
-                if result.stored > 0 { reportShedIfDue() }
-                first = result.stored
-                if let error = result.error, first < messages.count, error.code != .outboxFull, error.code != .outboxIO {
-                    // Refused for good (as `offerToOutbox` logs and drops it); the rest go on one by one.
-                    logger.error("publish failed", [("topic", entries[first].topic), ("code", error.code.rawValue),
-                                                    ("error", error.message)])
-                    first += 1
-                }
+        if !backlog.isEmpty && !retryingBacklog { retryBacklog() }
+        if backlog.isEmpty {
+            let result = client.publish(entries, wakeNetworkThread: !deferringNetworkWake)
+            metrics.messagesOut += result.stored
+            if result.stored > 0 { reportShedIfDue() }
+            first = result.stored
+            if let error = result.error, first < entries.count, error.code != .outboxFull, error.code != .outboxIO {
+                // Refused for good (as `offerToOutbox` logs and drops it); the rest go on one by one.
+                logger.error("publish failed", [("topic", entries[first].topic), ("code", error.code.rawValue),
+                                                ("error", error.message)])
+                first += 1
             }
         }
-        for message in messages[first...] {
-            publish(topic: tree.output(message.topic), payload: message.payloadBytes, kind: message.topic.kind)
+        for entry in entries[first...] {
+            publish(topic: entry.topic, payload: entry.payload, kind: entry.kind, retain: entry.retain)
         }
     }
 
@@ -335,6 +348,7 @@ extension AgentRuntime {
     }
 
     func publish(topic: String, payload: [UInt8], kind: MessageKind, retain: Bool = true) {
+        flushPendingOutputs()  // they came first
         let message = PublishBacklog.Message(topic: topic, payload: payload, retain: retain, kind: kind,
                                              isError: kind == .event && topic.hasSuffix("/agent/error"))
         if !backlog.isEmpty && !retryingBacklog { retryBacklog() }

@@ -57,6 +57,8 @@ public final class AgentRuntime: @unchecked Sendable {
     var retryingBacklog = false
     /// True while a drain batch runs: its outputs wake the network thread once, at the end.
     var deferringNetworkWake = false
+    /// Vehicle outputs of the drain batch under way, for one outbox write at its end (`flushPendingOutputs`).
+    var pendingOutputs: [OutboxEntry] = []
 
     /// Opens the outbox in the state directory and prepares the client; connects on `start()`.
     public init(configuration: AgentConfiguration, logger: Logger, map: NavigationMap? = nil, now: Date = Date()) throws {

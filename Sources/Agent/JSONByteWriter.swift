@@ -195,19 +195,33 @@ struct JSONByteWriter {
     private static let powersOfTen: [Double] = [1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9]
 }
 
-/// The text of the last second written (`YYYY-MM-DDTHH:MM:SS.`): the outputs of one fix, and of a fleet's fixes
-/// within one second, share it, so only the milliseconds are formatted per timestamp.
+/// The text of the last second written (`YYYY-MM-DDTHH:MM:SS.`): the outputs of one fix share it, so only the
+/// milliseconds are formatted per timestamp; a new second is formatted into the same bytes, without a `String`.
 struct ISO8601SecondCache {
     private var second: Int64 = .min
     private var text: [UInt8] = []
 
     mutating func prefix(ofSecond totalSeconds: Int64) -> [UInt8] {
-        if totalSeconds != second {
-            // The same computation as `ISO8601Timestamp.string` (which this must match byte for byte).
-            let full = ISO8601Timestamp.string(from: Date(timeIntervalSince1970: Double(totalSeconds)))
-            text = Array(full.utf8.dropLast(4))  // "000Z"
-            second = totalSeconds
+        guard totalSeconds != second else { return text }
+        // The same computation as `ISO8601Timestamp.string` (which this must match byte for byte).
+        var days = totalSeconds / 86_400
+        var secondsOfDay = totalSeconds % 86_400
+        if secondsOfDay < 0 { secondsOfDay += 86_400; days -= 1 }
+        let (year, month, day) = ISO8601Timestamp.civilDate(daysSinceEpoch: days)
+        text.removeAll(keepingCapacity: true)
+        func append(_ value: Int64, width: Int, then separator: Character) {
+            let digits = String(value).utf8  // at most 4 digits but for years past 9999: no allocation
+            if digits.count < width { text.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: width - digits.count)) }
+            text.append(contentsOf: digits)
+            text.append(UInt8(ascii: separator.unicodeScalars.first!))
         }
+        append(year, width: 4, then: "-")
+        append(month, width: 2, then: "-")
+        append(day, width: 2, then: "T")
+        append(secondsOfDay / 3600, width: 2, then: ":")
+        append(secondsOfDay % 3600 / 60, width: 2, then: ":")
+        append(secondsOfDay % 60, width: 2, then: ".")
+        second = totalSeconds
         return text
     }
 }
