@@ -1,6 +1,7 @@
 import Foundation
 import MQTT
 import Navigation
+import Synchronization
 
 /// Hands messages from the MQTT network thread to the runtime's inbox (set once, before the client starts). The
 /// network thread classifies the topic and queues the message. A raw fix that finds the inbox idle is then handled at
@@ -18,7 +19,11 @@ final class MessageInbox: @unchecked Sendable {
         guard let runtime else { return }
         let entry = InboxEntry(target: runtime.router.target(of: message.topic), message: message,
                                receivedAtNanoseconds: receivedAt)
-        guard runtime.inbox.put(entry) else { return }
+        guard runtime.inbox.put(entry) else {
+            // Over the arrival rate the fix is held, and the tick must release it within milliseconds.
+            if case .vehicle(_, .location) = entry.target, runtime.inbox.isHolding { runtime.setTickCadence(fast: true) }
+            return
+        }
         if case .vehicle(let vehicleID, .location) = entry.target,
            budget.admits(now: receivedAt, limits: runtime.configuration.inbox),
            runtime.drainInline(vehicleID: vehicleID)
@@ -140,6 +145,7 @@ extension AgentRuntime {
         deferringNetworkWake = true
         for refusal in batch.refusals { report(refusal, now: Date()) }
         for entry in batch.entries { handle(entry, now: Date()) }
+        flushPendingOutputs()  // the batch's outputs: one journal write
         deferringNetworkWake = false
         if wakeNetworkThread { client.wakeNetworkThread() }
         return true
@@ -179,6 +185,7 @@ extension AgentRuntime {
         case .command:
             out = session.receiveCommand(message.payload, topic: topic, now: now)
             if session.simulator != nil { simulating.insert(vehicleID) } else { simulating.remove(vehicleID) }
+            if !simulating.isEmpty { setTickCadence(fast: true) }
         }
         publish(out, vehicleID: vehicleID)
         if let change = session.takePersistenceChange() { report(change, of: session, now: now) }
@@ -292,18 +299,57 @@ extension AgentRuntime {
 
     // MARK: Publishing
 
+    /// A vehicle's outputs, in order. With nothing held in the backlog they wait in `pendingOutputs` and go to the
+    /// outbox together, as one journal write (`MQTTClient.publish(_:)`), when the drain batch ends — or at once
+    /// when they include an event (an arrival or a route: the trip journal already counts it as announced, so it
+    /// must not wait in memory), or before any output published another way (order is kept). Whatever the outbox
+    /// does not take then, and everything while the backlog holds outputs, goes one by one through
+    /// `publish(topic:payload:kind:)`.
     func publish(_ messages: [OutboundMessage], vehicleID: String) {
         guard !messages.isEmpty, let tree = vehicleTopics[vehicleID] else { return }
+        var hasEvent = false
         for message in messages {
-            publish(topic: tree.output(message.topic), payload: message.payload, kind: message.topic.kind)
             if message.topic == .error { metrics.errors += 1 }
+            if message.topic.kind == .event { hasEvent = true }
+            pendingOutputs.append(OutboxEntry(topic: tree.output(message.topic), payload: message.payloadBytes,
+                                              retain: true, kind: message.topic.kind))
+        }
+        if hasEvent || !deferringNetworkWake { flushPendingOutputs() }
+    }
+
+    /// Hands `pendingOutputs` to the outbox (see `publish(_:vehicleID:)`).
+    func flushPendingOutputs() {
+        guard !pendingOutputs.isEmpty else { return }
+        let entries = pendingOutputs
+        pendingOutputs.removeAll(keepingCapacity: true)
+        var first = 0
+        if !backlog.isEmpty && !retryingBacklog { retryBacklog() }
+        if backlog.isEmpty {
+            let result = client.publish(entries, wakeNetworkThread: !deferringNetworkWake)
+            metrics.messagesOut += result.stored
+            if result.stored > 0 { reportShedIfDue() }
+            first = result.stored
+            if let error = result.error, first < entries.count, error.code != .outboxFull, error.code != .outboxIO {
+                // Refused for good (as `offerToOutbox` logs and drops it); the rest go on one by one.
+                logger.error("publish failed", [("topic", entries[first].topic), ("code", error.code.rawValue),
+                                                ("error", error.message)])
+                first += 1
+            }
+        }
+        for entry in entries[first...] {
+            publish(topic: entry.topic, payload: entry.payload, kind: entry.kind, retain: entry.retain)
         }
     }
 
     /// Queues one output in the outbox. When the outbox refuses it (full of events, or a disk error), the output is
     /// held in the in-memory `backlog`, as is everything after it until the backlog drains (see `PublishBacklog`).
     func publish(topic: String, payload: String, kind: MessageKind, retain: Bool = true) {
-        let message = PublishBacklog.Message(topic: topic, payload: Array(payload.utf8), retain: retain, kind: kind,
+        publish(topic: topic, payload: Array(payload.utf8), kind: kind, retain: retain)
+    }
+
+    func publish(topic: String, payload: [UInt8], kind: MessageKind, retain: Bool = true) {
+        flushPendingOutputs()  // they came first
+        let message = PublishBacklog.Message(topic: topic, payload: payload, retain: retain, kind: kind,
                                              isError: kind == .event && topic.hasSuffix("/agent/error"))
         if !backlog.isEmpty && !retryingBacklog { retryBacklog() }
         if backlog.isEmpty, offerToOutbox(message) { return }
@@ -392,7 +438,7 @@ extension AgentRuntime {
         guard agentErrorThrottle.admit(error, topic: topic, payload: payload, now: now) else { return }
         logger.warning("input rejected", [("code", error.code.rawValue), ("topic", topic ?? ""), ("error", error.message)])
         let message = agentEnvelope.wrap(.error, timestamp: now, OutputPayloads.error(error, topic: topic, payload: payload))
-        publish(topic: topics.error, payload: message.payload, kind: .event)
+        publish(topic: topics.error, payload: message.payloadBytes, kind: .event)
     }
 
     /// Publishes the summaries of errors the error limit held back, where their interval has passed.
@@ -400,7 +446,7 @@ extension AgentRuntime {
         for held in agentErrorThrottle.dueSummaries(now: now) {
             metrics.errorsSuppressed += held.count
             let body = OutputPayloads.error(held.summary, topic: held.topic, payload: held.payload, suppressedCount: held.count)
-            publish(topic: topics.error, payload: agentEnvelope.wrap(.error, timestamp: now, body).payload, kind: .event)
+            publish(topic: topics.error, payload: agentEnvelope.wrap(.error, timestamp: now, body).payloadBytes, kind: .event)
         }
         for vehicleID in vehiclesWithSuppressedErrors {
             guard let session = sessions[vehicleID] else {
@@ -418,11 +464,12 @@ extension AgentRuntime {
 
     func startTimers() {
         asyncExclusively { [self] in
-            let tick = DispatchSource.makeTimerSource(queue: queue)
-            tick.schedule(deadline: .now() + .milliseconds(10), repeating: .milliseconds(10), leeway: .milliseconds(2))
-            tick.setEventHandler { [weak self] in self?.exclusively { $0.tick(now: Date()) } }
-            tick.resume()
-            timers.append(tick)
+            tickTimer.setEventHandler { [weak self] in self?.exclusively { $0.tick(now: Date()) } }
+            tickIsFast.withLock { fast in
+                fast = !simulating.isEmpty
+                schedule(tickTimer, fast: fast)
+            }
+            timers.append(tickTimer)
             if configuration.metricsIntervalSeconds > 0 {
                 let interval = configuration.metricsIntervalSeconds
                 let metricsTimer = DispatchSource.makeTimerSource(queue: queue)
@@ -449,17 +496,34 @@ extension AgentRuntime {
         stateLock.unlock()
     }
 
-    /// Every 10 ms: fixes the rate limit held back and now lets through, the simulators' fixes, and (every 100 ms)
-    /// the summaries of suppressed errors, held outputs and the outbox's shed report.
+    /// Every 10 ms while simulators run or the rate limit holds fixes back, else every 100 ms (an idle agent wakes
+    /// ten times a second, not a hundred): fixes the rate limit held back and now lets through, the simulators'
+    /// fixes, and every 100 ms the summaries of suppressed errors, held outputs and the outbox's shed report.
     func tick(now: Date) {
-        if inbox.releaseHeld(now: DispatchTime.now().uptimeNanoseconds) { drainInbox() }
+        let uptime = DispatchTime.now().uptimeNanoseconds
+        if inbox.releaseHeld(now: uptime) { drainInbox() }
         simulationTick(now: now)
-        ticks &+= 1
-        if ticks % 10 == 0 {
+        if uptime >= lastSlowTickNanoseconds + 95_000_000 {
+            lastSlowTickNanoseconds = uptime
             publishSuppressedErrorSummaries(now: now)
             if !backlog.isEmpty { retryBacklog() }
             if backlog.isEmpty { reportShedIfDue() }
         }
+        setTickCadence(fast: !simulating.isEmpty || inbox.isHolding)
+    }
+
+    /// Runs the tick every 10 ms (`fast`) or every 100 ms. Any thread; a no-op when the cadence is already that.
+    func setTickCadence(fast: Bool) {
+        tickIsFast.withLock { current in
+            guard current != fast else { return }
+            current = fast
+            schedule(tickTimer, fast: fast)
+        }
+    }
+
+    private func schedule(_ timer: DispatchSourceTimer, fast: Bool) {
+        let period: DispatchTimeInterval = fast ? .milliseconds(10) : .milliseconds(100)
+        timer.schedule(deadline: .now() + period, repeating: period, leeway: fast ? .milliseconds(2) : .milliseconds(10))
     }
 
     /// Publishes the fixes the running simulators have due, on the vehicle's location topic, through the broker.
@@ -496,7 +560,7 @@ extension AgentRuntime {
             publish([session.message(.metrics, at: now, body)], vehicleID: configuration.vehicleID)
         } else {
             let message = agentEnvelope.wrap(.metrics, timestamp: now, body)
-            publish(topic: topics.metrics, payload: message.payload, kind: .state)
+            publish(topic: topics.metrics, payload: message.payloadBytes, kind: .state)
         }
     }
 

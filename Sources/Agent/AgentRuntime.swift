@@ -1,5 +1,6 @@
 import Foundation
 import MQTT
+import Synchronization
 
 /// The agent: owns the MQTT client and its outbox, announces itself, and drives one `VehicleSession` per vehicle
 /// (one, or in fleet mode every vehicle under the prefix). Inputs wait in a bounded `InputInbox` and are handled on
@@ -32,6 +33,13 @@ public final class AgentRuntime: @unchecked Sendable {
     var agentEnvelope: OutputEnvelope
     let metrics = AgentMetrics()
     var timers: [DispatchSourceTimer] = []
+    /// The tick (`tick(now:)`), on `queue`; started by `startTimers`, its period set by `setTickCadence`.
+    let tickTimer: DispatchSourceTimer
+    /// True while the tick runs every 10 ms (else every 100 ms). Changed, with the timer, under its own lock: by the
+    /// tick itself and by the network thread when the rate limit starts holding a fix back.
+    let tickIsFast = Mutex(false)
+    /// When the tick last did its 100-ms work (monotonic nanoseconds).
+    var lastSlowTickNanoseconds: UInt64 = 0
     /// `{state-dir}/health.json` and sd_notify (READY, STATUS, WATCHDOG, STOPPING).
     let health: HealthMonitor
     /// Inputs waiting for the queue (filled by the network thread).
@@ -44,12 +52,13 @@ public final class AgentRuntime: @unchecked Sendable {
     var agentErrorThrottle: ErrorThrottle
     /// Vehicles whose sessions hold back errors for a summary.
     var vehiclesWithSuppressedErrors: Set<String> = []
-    var ticks = 0
     /// Outputs the outbox refused, waiting for room (in memory).
     var backlog = PublishBacklog()
     var retryingBacklog = false
     /// True while a drain batch runs: its outputs wake the network thread once, at the end.
     var deferringNetworkWake = false
+    /// Vehicle outputs of the drain batch under way, for one outbox write at its end (`flushPendingOutputs`).
+    var pendingOutputs: [OutboxEntry] = []
 
     /// Opens the outbox in the state directory and prepares the client; connects on `start()`.
     public init(configuration: AgentConfiguration, logger: Logger, map: NavigationMap? = nil, now: Date = Date()) throws {
@@ -62,6 +71,10 @@ public final class AgentRuntime: @unchecked Sendable {
         // Agent-level messages (fleet mode) are numbered from the clock in milliseconds, so they keep increasing
         // across restarts without a journal.
         self.inbox = InputInbox(limits: configuration.inbox)
+        self.tickTimer = DispatchSource.makeTimerSource(queue: queue)
+        // Active at once (a dispatch source released while never resumed traps), but with no schedule it never fires
+        // until `startTimers` gives it one.
+        tickTimer.resume()
         self.agentErrorThrottle = ErrorThrottle(intervalSeconds: configuration.inbox.errorIntervalSeconds)
         self.router = InputRouter(isFleet: configuration.isFleet, prefix: configuration.topicPrefix,
                                   vehicleID: configuration.vehicleID, topics: topics,

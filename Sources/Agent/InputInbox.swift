@@ -140,6 +140,9 @@ final class InputInbox: Sendable {
         state = Mutex(State())
     }
 
+    /// True while a fix waits for the arrival rate (`releaseHeld` must then run every few milliseconds).
+    var isHolding: Bool { state.withLock { !$0.holding.isEmpty } }
+
     private struct VehicleQueue {
         var fixes = EntryQueue()
         var control = EntryQueue()

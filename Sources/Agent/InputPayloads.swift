@@ -84,21 +84,49 @@ public struct InputLimits: Sendable, Hashable {
     public init() {}
 }
 
-// MARK: - A tiny strict reader over JSONSerialization's (or FlatJSONObject's) output
+// MARK: - A tiny strict reader over FlatJSONObject's or JSONSerialization's output
 
 /// Field access with typed errors. JSON numbers, strings, booleans and objects are told apart strictly
 /// (a boolean is not a number here, a numeric string is not a number).
 struct PayloadObject {
-    let fields: [String: Any]
+    /// A flat payload read in place (every raw fix), or anything else as `JSONSerialization` reads it.
+    private enum Storage {
+        case flat(FlatJSONObject)
+        case tree([String: Any])
+    }
+
+    /// One field as the accessors see it, whichever reader produced it.
+    private enum Field {
+        case absent
+        case bool(Bool)
+        case number(Double)
+        /// A string of a flat payload, still bytes.
+        case flatString(Range<Int>)
+        case string(String)
+        case array([Any])
+        case object([String: Any])
+        case other
+    }
+
+    private let storage: Storage
     /// Field path prefix for messages, e.g. `waypoints[2].`.
     let path: String
     let limits: InputLimits
 
-    static func parse(_ payload: [UInt8], limits: InputLimits) throws(AgentInputError) -> PayloadObject {
+    private init(_ storage: Storage, path: String, limits: InputLimits) {
+        self.storage = storage
+        self.path = path
+        self.limits = limits
+    }
+
+    /// `scanning: false` skips the in-place reader (the differential tests compare both ways).
+    static func parse(_ payload: [UInt8], limits: InputLimits, scanning: Bool = true) throws(AgentInputError)
+        -> PayloadObject
+    {
         guard payload.count <= limits.maximumPayloadBytes else {
             throw AgentInputError(.payloadTooLarge, "payload of \(payload.count) bytes exceeds \(limits.maximumPayloadBytes)")
         }
-        if let fields = FlatJSONObject.parse(payload) { return PayloadObject(fields: fields, path: "", limits: limits) }
+        if scanning, let flat = FlatJSONObject.parse(payload) { return PayloadObject(.flat(flat), path: "", limits: limits) }
         let object: Any
         do {
             object = try JSONSerialization.jsonObject(with: Data(payload), options: [])
@@ -106,27 +134,60 @@ struct PayloadObject {
             throw AgentInputError(.invalidJSON, "not valid JSON")
         }
         guard let fields = object as? [String: Any] else { throw AgentInputError(.invalidJSON, "not a JSON object") }
-        return PayloadObject(fields: fields, path: "", limits: limits)
+        return PayloadObject(.tree(fields), path: "", limits: limits)
     }
 
-    func has(_ key: String) -> Bool { fields[key] != nil && !(fields[key] is NSNull) }
+    private func field(_ key: String) -> Field {
+        switch storage {
+        case .flat(let flat):
+            switch flat.value(key) {
+            case nil, .null?: return .absent
+            case .bool(let value)?: return .bool(value)
+            case .number(let value)?: return .number(value)
+            case .string(let range)?: return .flatString(range)
+            }
+        case .tree(let fields):
+            guard let value = fields[key], !(value is NSNull) else { return .absent }
+            if let number = value as? NSNumber {
+                return Self.isBoolean(number) ? .bool(number.boolValue) : .number(number.doubleValue)
+            }
+            if let text = value as? String { return .string(text) }
+            if let list = value as? [Any] { return .array(list) }
+            if let object = value as? [String: Any] { return .object(object) }
+            return .other
+        }
+    }
 
-    private static func isBoolean(_ value: Any) -> Bool {
+    func has(_ key: String) -> Bool {
+        if case .absent = field(key) { return false }
+        return true
+    }
+
+    /// The field's text when it is a string, nil otherwise (no type error: for telling formats apart).
+    func text(_ key: String) -> String? {
+        switch field(key) {
+        case .string(let text): return text
+        case .flatString(let range): if case .flat(let flat) = storage { return flat.text(range) }
+        default: break
+        }
+        return nil
+    }
+
+    private static func isBoolean(_ number: NSNumber) -> Bool {
         // JSONSerialization gives true/false as NSNumber of ObjC type "c" (char); numbers are "i", "q" or "d".
-        guard let number = value as? NSNumber else { return false }
-        // Compared in place: this runs for every numeric field of every fix, and a String per call was measurable.
+        // Compared in place: this runs for every numeric field, and a String per call was measurable.
         let type = number.objCType
         return type[0] == CChar(UInt8(ascii: "c")) && type[1] == 0
     }
 
     func double(_ key: String) throws(AgentInputError) -> Double? {
-        guard let value = fields[key], !(value is NSNull) else { return nil }
-        guard !Self.isBoolean(value), let number = value as? NSNumber else {
-            throw AgentInputError(.invalidField, "\(path)\(key) must be a number")
+        switch field(key) {
+        case .absent: return nil
+        case .number(let double):
+            guard double.isFinite else { throw AgentInputError(.outOfRange, "\(path)\(key) must be finite") }
+            return double
+        default: throw AgentInputError(.invalidField, "\(path)\(key) must be a number")
         }
-        let double = number.doubleValue
-        guard double.isFinite else { throw AgentInputError(.outOfRange, "\(path)\(key) must be finite") }
-        return double
     }
 
     func requiredDouble(_ key: String) throws(AgentInputError) -> Double {
@@ -151,16 +212,23 @@ struct PayloadObject {
     }
 
     func bool(_ key: String) throws(AgentInputError) -> Bool? {
-        guard let value = fields[key], !(value is NSNull) else { return nil }
-        guard Self.isBoolean(value), let number = value as? NSNumber else {
-            throw AgentInputError(.invalidField, "\(path)\(key) must be true or false")
+        switch field(key) {
+        case .absent: return nil
+        case .bool(let value): return value
+        default: throw AgentInputError(.invalidField, "\(path)\(key) must be true or false")
         }
-        return number.boolValue
     }
 
     func string(_ key: String) throws(AgentInputError) -> String? {
-        guard let value = fields[key], !(value is NSNull) else { return nil }
-        guard let text = value as? String else { throw AgentInputError(.invalidField, "\(path)\(key) must be a string") }
+        let text: String
+        switch field(key) {
+        case .absent: return nil
+        case .string(let value): text = value
+        case .flatString(let range):
+            guard case .flat(let flat) = storage else { return nil }
+            text = flat.text(range)
+        default: throw AgentInputError(.invalidField, "\(path)\(key) must be a string")
+        }
         guard text.count <= limits.maximumStringLength else {
             throw AgentInputError(.tooLong, "\(path)\(key) is longer than \(limits.maximumStringLength) characters")
         }
@@ -173,8 +241,12 @@ struct PayloadObject {
     }
 
     func objects(_ key: String, maximum: Int) throws(AgentInputError) -> [PayloadObject]? {
-        guard let value = fields[key], !(value is NSNull) else { return nil }
-        guard let list = value as? [Any] else { throw AgentInputError(.invalidField, "\(path)\(key) must be an array") }
+        let list: [Any]
+        switch field(key) {
+        case .absent: return nil
+        case .array(let value): list = value
+        default: throw AgentInputError(.invalidField, "\(path)\(key) must be an array")
+        }
         guard list.count <= maximum else {
             throw AgentInputError(.tooLong, "\(path)\(key) has \(list.count) entries, at most \(maximum) are read")
         }
@@ -183,33 +255,40 @@ struct PayloadObject {
             guard let object = element as? [String: Any] else {
                 throw AgentInputError(.invalidField, "\(path)\(key)[\(i)] must be an object")
             }
-            out.append(PayloadObject(fields: object, path: "\(path)\(key)[\(i)].", limits: limits))
+            out.append(PayloadObject(.tree(object), path: "\(path)\(key)[\(i)].", limits: limits))
         }
         return out
     }
 
     func object(_ key: String) throws(AgentInputError) -> PayloadObject? {
-        guard let value = fields[key], !(value is NSNull) else { return nil }
-        guard let object = value as? [String: Any] else {
-            throw AgentInputError(.invalidField, "\(path)\(key) must be an object")
+        switch field(key) {
+        case .absent: return nil
+        case .object(let object): return PayloadObject(.tree(object), path: "\(path)\(key).", limits: limits)
+        default: throw AgentInputError(.invalidField, "\(path)\(key) must be an object")
         }
-        return PayloadObject(fields: object, path: "\(path)\(key).", limits: limits)
     }
 
     /// ISO 8601 text or seconds since 1970.
     func timestamp(_ key: String) throws(AgentInputError) -> Date? {
-        guard let value = fields[key], !(value is NSNull) else { return nil }
-        if let text = value as? String {
-            guard let date = ISO8601Timestamp.date(from: text) else {
-                throw AgentInputError(.invalidField, "\(path)\(key) '\(text.prefix(40))' is not an ISO 8601 timestamp")
+        let parsed: Date?
+        switch field(key) {
+        case .string(let text): parsed = ISO8601Timestamp.date(from: text)
+        case .flatString(let range):
+            guard case .flat(let flat) = storage else { return nil }
+            // Parsed from the payload's bytes: no String for the common case.
+            parsed = flat.withBytes(range) { ISO8601Timestamp.date(utf8: $0) }
+        default:
+            guard let seconds = try double(key) else { return nil }
+            guard seconds > 0, seconds < 32_503_680_000 else {
+                throw AgentInputError(.outOfRange, "\(path)\(key) \(seconds) is not seconds since 1970")
             }
-            return date
+            return Date(timeIntervalSince1970: seconds)
         }
-        guard let seconds = try double(key) else { return nil }
-        guard seconds > 0, seconds < 32_503_680_000 else {
-            throw AgentInputError(.outOfRange, "\(path)\(key) \(seconds) is not seconds since 1970")
+        guard let parsed else {
+            let text = self.text(key) ?? ""
+            throw AgentInputError(.invalidField, "\(path)\(key) '\(text.prefix(40))' is not an ISO 8601 timestamp")
         }
-        return Date(timeIntervalSince1970: seconds)
+        return parsed
     }
 
     func coordinate(latitude: String = "lat", longitude: String = "lon") throws(AgentInputError) -> Coordinate {
@@ -284,9 +363,18 @@ public struct Assignment: Sendable, Hashable, Codable {
 
 public enum DestinationsPayload {
     /// nil for an empty payload (dispatch cleared its retained assignment).
-    public static func decode(_ payload: [UInt8], limits: InputLimits = InputLimits()) throws(AgentInputError) -> Assignment? {
+    public static func decode(_ payload: [UInt8], limits: InputLimits = InputLimits()) throws(AgentInputError)
+        -> Assignment?
+    {
+        try decode(payload, limits: limits, scanning: true)
+    }
+
+    /// `scanning: false`: without the in-place reader of flat payloads (the differential tests compare both).
+    static func decode(_ payload: [UInt8], limits: InputLimits, scanning: Bool) throws(AgentInputError)
+        -> Assignment?
+    {
         if payload.isEmpty { return nil }
-        let object = try PayloadObject.parse(payload, limits: limits)
+        let object = try PayloadObject.parse(payload, limits: limits, scanning: scanning)
         let id = try object.requiredString("assignmentId")
         guard !id.isEmpty else { throw AgentInputError(.invalidField, "assignmentId must not be empty") }
         guard let list = try object.objects("waypoints", maximum: limits.maximumWaypointsRead) else {
@@ -346,14 +434,21 @@ public enum LocationPayload {
     public static func decode(_ payload: [UInt8], limits: InputLimits = InputLimits()) throws(AgentInputError)
         -> (fix: RawFix, format: LocationFormat)
     {
-        let object = try PayloadObject.parse(payload, limits: limits)
-        if let type = object.fields["_type"] as? String {
+        try decode(payload, limits: limits, scanning: true)
+    }
+
+    /// `scanning: false`: without the in-place reader of flat payloads (the differential tests compare both).
+    static func decode(_ payload: [UInt8], limits: InputLimits, scanning: Bool) throws(AgentInputError)
+        -> (fix: RawFix, format: LocationFormat)
+    {
+        let object = try PayloadObject.parse(payload, limits: limits, scanning: scanning)
+        if let type = object.text("_type") {
             guard type == "location" else {
                 throw AgentInputError(.unknownLocationFormat, "OwnTracks _type '\(type.prefix(40))' is not a location")
             }
             return (try ownTracks(object), .ownTracks)
         }
-        if let kind = object.fields["class"] as? String {
+        if let kind = object.text("class") {
             guard kind == "TPV" else {
                 throw AgentInputError(.unknownLocationFormat, "gpsd class '\(kind.prefix(40))' is not TPV")
             }
@@ -472,7 +567,14 @@ public enum CommandPayload {
     public static func decode(_ payload: [UInt8], limits: InputLimits = InputLimits()) throws(AgentInputError)
         -> (command: AgentCommand, requestID: String?)
     {
-        let o = try PayloadObject.parse(payload, limits: limits)
+        try decode(payload, limits: limits, scanning: true)
+    }
+
+    /// `scanning: false`: without the in-place reader of flat payloads (the differential tests compare both).
+    static func decode(_ payload: [UInt8], limits: InputLimits, scanning: Bool) throws(AgentInputError)
+        -> (command: AgentCommand, requestID: String?)
+    {
+        let o = try PayloadObject.parse(payload, limits: limits, scanning: scanning)
         let name = try o.requiredString("command")
         let requestID = try o.string("requestId")
         let command: AgentCommand
@@ -517,7 +619,14 @@ public enum TrafficPayload {
     public static func decode(_ payload: [UInt8], limits: InputLimits = InputLimits()) throws(AgentInputError)
         -> [TrafficObservation]
     {
-        let o = try PayloadObject.parse(payload, limits: limits)
+        try decode(payload, limits: limits, scanning: true)
+    }
+
+    /// `scanning: false`: without the in-place reader of flat payloads (the differential tests compare both).
+    static func decode(_ payload: [UInt8], limits: InputLimits, scanning: Bool) throws(AgentInputError)
+        -> [TrafficObservation]
+    {
+        let o = try PayloadObject.parse(payload, limits: limits, scanning: scanning)
         guard let segments = try o.objects("segments", maximum: limits.maximumTrafficSegments) else {
             throw AgentInputError(.missingField, "segments is required")
         }
@@ -544,9 +653,18 @@ public struct Place: Sendable, Hashable, Codable {
 
 public enum PlacePayload {
     /// nil for an empty payload (the place was removed).
-    public static func decode(_ payload: [UInt8], limits: InputLimits = InputLimits()) throws(AgentInputError) -> Place? {
+    public static func decode(_ payload: [UInt8], limits: InputLimits = InputLimits()) throws(AgentInputError)
+        -> Place?
+    {
+        try decode(payload, limits: limits, scanning: true)
+    }
+
+    /// `scanning: false`: without the in-place reader of flat payloads (the differential tests compare both).
+    static func decode(_ payload: [UInt8], limits: InputLimits, scanning: Bool) throws(AgentInputError)
+        -> Place?
+    {
         if payload.isEmpty { return nil }
-        let o = try PayloadObject.parse(payload, limits: limits)
+        let o = try PayloadObject.parse(payload, limits: limits, scanning: scanning)
         return Place(coordinate: try o.coordinate(), title: try o.string("title") ?? "")
     }
 }

@@ -146,7 +146,12 @@ public enum ISO8601Timestamp {
 
     /// Parses `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM|±HHMM)`; nil for anything else (a zone is required).
     public static func date(from text: String) -> Date? {
-        let b = Array(text.utf8)
+        var text = text
+        return text.withUTF8 { date(utf8: $0) }
+    }
+
+    /// `date(from:)` over UTF-8 bytes (a payload's, without making a `String`).
+    static func date(utf8 b: UnsafeBufferPointer<UInt8>) -> Date? {
         func digits(_ at: Int, _ count: Int) -> Int64? {
             guard at + count <= b.count else { return nil }
             var v: Int64 = 0

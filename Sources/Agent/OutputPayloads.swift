@@ -29,10 +29,22 @@ public enum OutputTopic: String, Sendable, CaseIterable {
 /// One message the agent publishes (retained, QoS 1). An empty `payload` removes the topic's retained message.
 public struct OutboundMessage: Sendable, Equatable {
     public var topic: OutputTopic
-    /// The JSON text; empty to clear the retained message.
-    public var payload: String
+    /// The JSON text's UTF-8 bytes, as published; empty to clear the retained message.
+    public var payloadBytes: [UInt8]
 
-    public static func clear(_ topic: OutputTopic) -> OutboundMessage { OutboundMessage(topic: topic, payload: "") }
+    /// The JSON text; empty to clear the retained message.
+    public var payload: String { String(decoding: payloadBytes, as: UTF8.self) }
+
+    public init(topic: OutputTopic, payloadBytes: [UInt8]) {
+        self.topic = topic
+        self.payloadBytes = payloadBytes
+    }
+
+    public init(topic: OutputTopic, payload: String) {
+        self.init(topic: topic, payloadBytes: Array(payload.utf8))
+    }
+
+    public static func clear(_ topic: OutputTopic) -> OutboundMessage { OutboundMessage(topic: topic, payloadBytes: []) }
 }
 
 /// The JSON bodies of every output topic, shared by the agent and `edgenav replay` so both print exactly the same.
@@ -149,11 +161,18 @@ public enum OutputPayloads {
     }
 }
 
-/// Adds the envelope every output carries and numbers the messages of one vehicle.
+/// Adds the envelope every output carries and numbers the messages of one vehicle. Writes each payload straight
+/// into bytes (`JSONByteWriter`, one reused buffer): the per-fix outputs (`location/snapped`, `nav/eta`,
+/// `nav/speeding`) field by field, without building a `JSONValue` first; every other output from its `JSONValue`
+/// body. Both give the same bytes as `JSONValue.object(envelope + body).text` (the tests compare them).
 public struct OutputEnvelope: Sendable {
     public let vehicleID: String
     /// The last `seq` used; the next message gets `seq + 1`.
     public private(set) var seq: UInt64
+    private var writer = JSONByteWriter(capacity: 512)
+    /// The seconds of the envelope's and of `eta`'s timestamps (the two differ: the arrival is minutes ahead).
+    private var envelopeSecond = ISO8601SecondCache()
+    private var etaSecond = ISO8601SecondCache()
 
     public init(vehicleID: String, lastSeq: UInt64 = 0) {
         self.vehicleID = vehicleID
@@ -162,13 +181,77 @@ public struct OutputEnvelope: Sendable {
 
     /// `{"vehicleId", "seq", "timestamp", …body…, "schemaVersion"}`.
     public mutating func wrap(_ topic: OutputTopic, timestamp: Date, _ body: [(String, JSONValue)]) -> OutboundMessage {
+        begin(timestamp: timestamp)
+        writer.fields(body)
+        return finish(topic)
+    }
+
+    /// `location/snapped`, as `wrap(.snappedLocation, timestamp: e.timestamp, OutputPayloads.snappedLocation(e))`.
+    public mutating func snappedLocation(_ e: SnappedLocationEvent) -> OutboundMessage {
+        begin(timestamp: e.timestamp)
+        writer.number("lat", e.coordinate.latitude, digits: 7)
+        writer.number("lon", e.coordinate.longitude, digits: 7)
+        writer.number("altitude", e.altitudeMeters, digits: 1)
+        writer.number("course", e.courseDegrees, digits: 1)
+        writer.number("speed", e.speedMetersPerSecond, digits: 2)
+        writer.number("horizontalAccuracy", e.horizontalAccuracyMeters, digits: 1)
+        writer.key("osmWayId")
+        optionalInt(e.osmWayID)
+        writer.key("roadName")
+        writer.string(e.roadName)
+        writer.key("onRoute")
+        writer.bool(e.isOnRoute)
+        return finish(.snappedLocation)
+    }
+
+    /// `nav/eta`, as `wrap(.eta, timestamp: timestamp, OutputPayloads.eta(…))`.
+    public mutating func eta(remainingSeconds: Double, remainingMeters: Double, timestamp: Date, waypointIndex: Int)
+        -> OutboundMessage
+    {
+        begin(timestamp: timestamp)
+        writer.number("remainingSeconds", remainingSeconds, digits: 1)
+        writer.number("remainingMeters", remainingMeters, digits: 1)
+        writer.key("eta")
+        writer.timestamp(timestamp.addingTimeInterval(remainingSeconds), cache: &etaSecond)
+        writer.key("waypointIndex")
+        writer.int(Int64(waypointIndex))
+        return finish(.eta)
+    }
+
+    /// `nav/speeding`, as `wrap(.speeding, timestamp: e.timestamp, OutputPayloads.speeding(e))`.
+    public mutating func speeding(_ e: SpeedingEvent) -> OutboundMessage {
+        begin(timestamp: e.timestamp)
+        writer.number("percentageAboveLimit", e.percentageAboveLimit, digits: 1)
+        writer.key("severity")
+        writer.string(e.severity.rawValue)
+        writer.number("speedKph", e.speedKph, digits: 1)
+        writer.number("speedLimitKph", e.speedLimitKph, digits: 1)
+        writer.key("osmWayId")
+        optionalInt(e.osmWayID)
+        return finish(.speeding)
+    }
+
+    private mutating func begin(timestamp: Date) {
         seq += 1
-        var fields: [(String, JSONValue)] = [
-            ("vehicleId", .string(vehicleID)), ("seq", .int(Int64(seq))),
-            ("timestamp", .string(ISO8601Timestamp.string(from: timestamp))),
-        ]
-        fields += body
-        fields.append(("schemaVersion", .int(OutputPayloads.schemaVersion)))
-        return OutboundMessage(topic: topic, payload: JSONValue.object(fields).text)
+        writer.reset()
+        writer.beginObject()
+        writer.key("vehicleId")
+        writer.string(vehicleID)
+        writer.key("seq")
+        writer.int(Int64(seq))
+        writer.key("timestamp")
+        writer.timestamp(timestamp, cache: &envelopeSecond)
+    }
+
+    private mutating func finish(_ topic: OutputTopic) -> OutboundMessage {
+        writer.key("schemaVersion")
+        writer.int(OutputPayloads.schemaVersion)
+        writer.endObject()
+        // An exact-size copy: the writer keeps its buffer for the next payload, the outbox holds only the bytes.
+        return OutboundMessage(topic: topic, payloadBytes: Array(writer.bytes[...]))
+    }
+
+    private mutating func optionalInt(_ value: Int64?) {
+        if let value { writer.int(value) } else { writer.null() }
     }
 }

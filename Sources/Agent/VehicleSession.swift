@@ -547,12 +547,12 @@ public final class VehicleSession {
             if topic == .state { out.append(stateMessage(now: now)); continue }
             switch latestStateValues[topic] {
             case .cleared?: out.append(.clear(topic))
-            case .location(let e)?: out.append(wrap(.snappedLocation, e.timestamp, OutputPayloads.snappedLocation(e)))
+            case .location(let e)?: out.append(numbered(envelope.snappedLocation(e)))
             case .eta(let seconds, let meters, let time, let index)?:
-                out.append(wrap(.eta, time, OutputPayloads.eta(remainingSeconds: seconds, remainingMeters: meters,
-                                                               timestamp: time, waypointIndex: index)))
+                out.append(numbered(envelope.eta(remainingSeconds: seconds, remainingMeters: meters, timestamp: time,
+                                                 waypointIndex: index)))
             case .delay(let e)?: out.append(wrap(.delay, e.timestamp, OutputPayloads.delay(e)))
-            case .speeding(let e)?: out.append(wrap(.speeding, e.timestamp, OutputPayloads.speeding(e)))
+            case .speeding(let e)?: out.append(numbered(envelope.speeding(e)))
             case .lighting(let e)?: out.append(wrap(.lighting, e.timestamp, OutputPayloads.lighting(e)))
             case nil: break
             }
@@ -571,7 +571,7 @@ public final class VehicleSession {
         for event in events {
             switch event {
             case .location(let e):
-                out.append(wrap(.snappedLocation, e.timestamp, OutputPayloads.snappedLocation(e)))
+                out.append(numbered(envelope.snappedLocation(e)))
                 latestStateValues[.snappedLocation] = .location(e)
             case .routeChanged(let e):
                 out.append(wrap(.route, e.timestamp, OutputPayloads.route(e, assignmentID: assignmentID, waypointOffset: offset)))
@@ -600,9 +600,8 @@ public final class VehicleSession {
                     }
                 }
                 if let eta = latest {
-                    out.append(wrap(.eta, eta.time, OutputPayloads.eta(
-                        remainingSeconds: eta.seconds, remainingMeters: eta.meters, timestamp: eta.time,
-                        waypointIndex: eta.index + offset)))
+                    out.append(numbered(envelope.eta(remainingSeconds: eta.seconds, remainingMeters: eta.meters,
+                                                     timestamp: eta.time, waypointIndex: eta.index + offset)))
                     latestStateValues[.eta] = .eta(seconds: eta.seconds, meters: eta.meters, time: eta.time,
                                                    waypointIndex: eta.index + offset)
                 }
@@ -610,7 +609,7 @@ public final class VehicleSession {
                 out.append(wrap(.delay, e.timestamp, OutputPayloads.delay(e)))
                 latestStateValues[.delay] = .delay(e)
             case .speeding(let e):
-                out.append(wrap(.speeding, e.timestamp, OutputPayloads.speeding(e)))
+                out.append(numbered(envelope.speeding(e)))
                 latestStateValues[.speeding] = .speeding(e)
             case .lighting(let e):
                 out.append(wrap(.lighting, e.timestamp, OutputPayloads.lighting(e)))
@@ -663,7 +662,11 @@ public final class VehicleSession {
     }
 
     private func wrap(_ topic: OutputTopic, _ time: Date, _ body: [(String, JSONValue)]) -> OutboundMessage {
-        let message = envelope.wrap(topic, timestamp: time, body)
+        numbered(envelope.wrap(topic, timestamp: time, body))
+    }
+
+    /// `message`, just numbered by the envelope, once its `seq` is covered by the journal's reservation.
+    private func numbered(_ message: OutboundMessage) -> OutboundMessage {
         if envelope.seq >= trip.seqReserved {
             trip.seqReserved = envelope.seq + Self.seqReservationBlock
             persist()

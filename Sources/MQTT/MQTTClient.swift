@@ -140,6 +140,25 @@ public final class MQTTClient: Sendable {
         return sequence
     }
 
+    /// Queues several QoS 1 messages with one journal write (`Outbox.append(_:)`): a prefix of them is stored,
+    /// all unless `error` says why the next one was not.
+    public func publish(_ entries: [OutboxEntry], wakeNetworkThread: Bool = true) -> OutboxBatchResult {
+        var valid = entries.count
+        var topicError: MQTTError?
+        for (index, entry) in entries.enumerated() {
+            do {
+                try Self.checkPublishTopic(entry.topic)
+            } catch {
+                (valid, topicError) = (index, error)
+                break
+            }
+        }
+        var result = outbox.append(valid == entries.count ? entries : Array(entries[..<valid]))
+        if result.error == nil, let topicError { result.error = topicError }
+        if wakeNetworkThread, result.stored > 0 { mailbox.wakePipe.wake() }
+        return result
+    }
+
     /// Has the network thread send what was published with `wakeNetworkThread: false`.
     public func wakeNetworkThread() {
         mailbox.wakePipe.wake()

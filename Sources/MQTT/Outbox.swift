@@ -22,6 +22,29 @@ public struct OutboxMessage: Sendable, Equatable {
     public var size: Int { topic.utf8.count + payload.count }
 }
 
+/// A message to store, for `Outbox.append(_:)` and `MQTTClient.publish(_:)` (several with one journal write).
+public struct OutboxEntry: Sendable, Equatable {
+    public let topic: String
+    public let payload: [UInt8]
+    public let retain: Bool
+    public let kind: MessageKind
+
+    public init(topic: String, payload: [UInt8], retain: Bool, kind: MessageKind) {
+        self.topic = topic
+        self.payload = payload
+        self.retain = retain
+        self.kind = kind
+    }
+}
+
+/// What `Outbox.append(_:)` stored: a prefix of the entries, and why it stopped when it stopped early.
+public struct OutboxBatchResult: Sendable {
+    /// How many entries, from the first, were stored (with their sequence numbers, in order).
+    public var stored: Int
+    /// Why entry `stored` was not (the error `append(topic:…)` would have thrown for it); nil when all were.
+    public var error: MQTTError?
+}
+
 /// Reported through the outbox's `onShed` callback for every message dropped to make room.
 public struct OutboxShedNotice: Sendable, Equatable {
     public let topic: String
@@ -110,6 +133,19 @@ public final class Outbox: Sendable {
         }
         for notice in shed { onShed(notice) }
         return sequence
+    }
+
+    /// Stores several messages as one journal write (one system call instead of one per message; the outputs of
+    /// one fix go together). The same guarantees as `append(topic:…)` for each: every stored message is written
+    /// to the journal before this returns, and a torn write leaves a prefix of them (each record is checksummed).
+    /// Near the bounds, where older states may have to be shed, the messages are appended one by one instead.
+    /// Stops at the first message `append(topic:…)` would refuse, storing none from there on.
+    @discardableResult
+    public func append(_ entries: [OutboxEntry]) -> OutboxBatchResult {
+        var shed: [OutboxShedNotice] = []
+        let result = storage.withLock { storage in storage.append(entries, shed: &shed) }
+        for notice in shed { onShed(notice) }
+        return result
     }
 
     /// Marks a message acknowledged (PUBACK received): it will never be sent again. Unknown numbers are ignored.
@@ -291,6 +327,72 @@ private struct Storage: ~Copyable {
                 reason: "outbox full: oldest state message shed to make room for a \(kind.rawValue) on \(topic)")
         }
         return (message.sequence, notices)
+    }
+
+    mutating func append(_ entries: [OutboxEntry], shed: inout [OutboxShedNotice]) -> OutboxBatchResult {
+        var totalSize = 0
+        var allFit = journalFD >= 0
+        for entry in entries {
+            let size = entry.topic.utf8.count + entry.payload.count
+            totalSize += size
+            if size > configuration.maxBytes || size > OutboxJournal.maxBodyLength - 32 { allFit = false }
+        }
+        guard allFit, messages.count + entries.count <= configuration.maxMessages,
+              liveBytes + totalSize <= configuration.maxBytes
+        else {
+            // Near a bound (shedding may be needed) or refusing: one by one, with the single append's rules.
+            for (index, entry) in entries.enumerated() {
+                do {
+                    let (_, notices) = try append(topic: entry.topic, payload: entry.payload, retain: entry.retain,
+                                                  kind: entry.kind)
+                    shed += notices
+                } catch {
+                    return OutboxBatchResult(stored: index, error: error)
+                }
+            }
+            return OutboxBatchResult(stored: entries.count, error: nil)
+        }
+        // Room for all without shedding: a newer state only supersedes the older one on its topic (an earlier
+        // entry of this batch included).
+        var planned: [(message: OutboxMessage, superseded: UInt64?)] = []
+        planned.reserveCapacity(entries.count)
+        var buffer: [UInt8] = []
+        buffer.reserveCapacity(totalSize + entries.count * 64)
+        var sequence = nextSequence
+        for entry in entries {
+            let message = OutboxMessage(sequence: sequence, topic: entry.topic, payload: entry.payload,
+                                        retain: entry.retain, kind: entry.kind)
+            var superseded: UInt64?
+            if entry.kind == .state {
+                superseded = planned.last(where: { $0.message.kind == .state && $0.message.topic == entry.topic })?
+                    .message.sequence ?? latestStateByTopic[entry.topic]
+            }
+            OutboxJournal.encode(.put(message), into: &buffer)
+            if let superseded { OutboxJournal.encode(.remove(sequence: superseded), into: &buffer) }
+            planned.append((message, superseded))
+            sequence += 1
+        }
+        do {
+            try write(buffer)  // one write: a crash leaves a prefix of the records, each whole or cut off
+        } catch {
+            return OutboxBatchResult(stored: 0, error: error)
+        }
+        nextSequence = sequence
+        for (message, superseded) in planned {
+            if let superseded { forget(superseded) }
+            insert(message)
+        }
+        needsSync = true
+        if configuration.syncEveryAppend {
+            do {
+                try syncIfNeeded()
+            } catch {
+                // Written but not synced: stored (a process crash keeps them), as a single append that throws
+                // from its sync would leave it.
+                return OutboxBatchResult(stored: entries.count, error: error)
+            }
+        }
+        return OutboxBatchResult(stored: entries.count, error: nil)
     }
 
     private mutating func insert(_ message: OutboxMessage) {
