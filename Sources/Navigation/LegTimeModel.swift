@@ -125,38 +125,12 @@ public struct JunctionDelayModel: Sendable, Hashable {
         } else if magnitude > 30 {
             let towardsKerb = rightHandTraffic ? turn > 0 : turn < 0
             delay += towardsKerb ? kerbSideTurnSeconds : crossingTurnSeconds
-        } else if signal == .none && !hasPriority(from, continuingTo: to, over: others, graph: graph) {
+        } else if signal == .none
+            && !SignalJunctions.hasPriority(from, continuingTo: to, graph: graph, usableBy: ModeMask(mode))
+        {
             delay += uncontrolledCrossingSeconds
         }
         return delay
-    }
-
-    /// Going straight on along a road more important than every other road at the junction (a main road past side
-    /// streets) costs nothing: the side streets give way. Between roads of one class, or onto a major road, the
-    /// vehicle yields or slows.
-    private func hasPriority(_ from: EdgeID, continuingTo to: EdgeID, over others: [EdgeID], graph: RoadGraph) -> Bool {
-        let own = Self.importance(graph.highwayClass(of: from))
-        let next = graph.target(of: to)
-        return others.allSatisfy { e in
-            graph.source(of: e) == next || graph.target(of: e) == next
-                || Self.importance(graph.highwayClass(of: e)) > own
-        }
-    }
-
-    /// Road importance for right of way, 0 most important (links rank with their road).
-    static func importance(_ c: HighwayClass) -> Int {
-        switch c {
-        case .motorway, .motorwayLink: 0
-        case .trunk, .trunkLink: 1
-        case .primary, .primaryLink: 2
-        case .secondary, .secondaryLink: 3
-        case .tertiary, .tertiaryLink: 4
-        case .unclassified, .road: 5
-        case .residential, .busway: 6
-        case .livingStreet: 7
-        case .service, .track: 8
-        default: 9
-        }
     }
 
     /// Turn angle, degrees in -180...180, positive clockwise (right).

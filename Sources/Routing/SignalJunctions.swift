@@ -92,4 +92,33 @@ public struct SignalJunctions: Sendable, Hashable {
         }
         return edges
     }
+
+    /// Going straight on from `from` into `to` along a road more important than every other road at the node (a main
+    /// road past side streets): the side streets give way. Between roads of one class, or onto a major road, the
+    /// vehicle yields or slows.
+    public static func hasPriority(
+        _ from: EdgeID, continuingTo to: EdgeID, graph: RoadGraph, usableBy modes: ModeMask = .motorized
+    ) -> Bool {
+        let own = importance(graph.highwayClass(of: from))
+        let next = graph.target(of: to)
+        return branches(at: from, graph: graph, usableBy: modes).allSatisfy { e in
+            graph.source(of: e) == next || graph.target(of: e) == next || importance(graph.highwayClass(of: e)) > own
+        }
+    }
+
+    /// Road importance for right of way, 0 most important (links rank with their road).
+    public static func importance(_ c: HighwayClass) -> Int {
+        switch c {
+        case .motorway, .motorwayLink: 0
+        case .trunk, .trunkLink: 1
+        case .primary, .primaryLink: 2
+        case .secondary, .secondaryLink: 3
+        case .tertiary, .tertiaryLink: 4
+        case .unclassified, .road: 5
+        case .residential, .busway: 6
+        case .livingStreet: 7
+        case .service, .track: 8
+        default: 9
+        }
+    }
 }

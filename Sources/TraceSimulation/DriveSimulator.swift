@@ -113,7 +113,8 @@ public struct DriveSimulationConfiguration: Sendable, Hashable {
     public var signalJunctions: SignalJunctions? = SignalJunctions()
     /// Chance of stopping at a signal that is a pedestrian crossing (with `signalJunctions`). Default 0.15.
     public var stopProbabilityAtCrossingSignals: Double = 0.15
-    /// Chance of stopping at any other junction (give way, traffic). Default 0.1.
+    /// Chance of stopping at any other junction (give way, traffic) where the vehicle does not go straight on along
+    /// the most important road (with `signalJunctions`; without, at every junction). Default 0.1.
     public var stopProbabilityAtJunctions: Double = 0.1
     /// Vehicles stop this far before the junction node (the stop line), metres; 2 m before a traffic-signal node
     /// (OSM puts the signal at the stop line). Never nearer than a third of a short edge to either end. Default 6.
@@ -245,7 +246,10 @@ public struct DriveSimulator {
             case .junction?: p = configuration.stopProbabilityAtSignals
             case .sameJunction?: p = 0  // waited (or not) at the junction's first signal
             case .crossing?: p = configuration.stopProbabilityAtCrossingSignals
-            case .none?: p = junction ? configuration.stopProbabilityAtJunctions : 0
+            case .none?:
+                // Give way (or wait behind a turning car) only where the vehicle does not have the right of way.
+                let priority = turn <= 30 && SignalJunctions.hasPriority(e, continuingTo: next, graph: graph)
+                p = junction && !priority ? configuration.stopProbabilityAtJunctions : 0
             case nil:
                 p = graph.flags(of: e).contains(.trafficSignalsAtTarget) ? configuration.stopProbabilityAtSignals
                     : (junction ? configuration.stopProbabilityAtJunctions : 0)
