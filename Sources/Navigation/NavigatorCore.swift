@@ -327,7 +327,7 @@ public final class NavigatorCore {
                 // elsewhere) and carried the search window away from it.
                 progress?.velocity = 0
             }
-            if let arrival = checkArrival(snapped, at: time) { events.append(arrival) }
+            if let arrival = checkArrival(snapped, previousFix: previous?.fix, at: time) { events.append(arrival) }
             if let faster = checkFasterRoute(snapped, at: time) { events.append(faster) }
         }
         events += progressEvents(at: time)
@@ -748,7 +748,7 @@ public final class NavigatorCore {
         p.lastMeasurement = measurement
     }
 
-    private func checkArrival(_ snapped: SnappedFix, at time: Date) -> NavigationEvent? {
+    private func checkArrival(_ snapped: SnappedFix, previousFix: RawFix?, at time: Date) -> NavigationEvent? {
         guard var p = progress, !p.arrived, let destination = destinations.first else { return nil }
         let length = p.route.lengthMeters
         let estimateClose = length - p.along <= configuration.arrivalRadiusMeters
@@ -800,8 +800,14 @@ public final class NavigatorCore {
         // raw fix, in a straight line, must say it is there.
         let targets = [p.route.leg.end.point, destination.coordinate]
         func straightLine(_ c: Coordinate) -> Double { targets.map { Geodesy.distanceMeters(c, $0) }.min() ?? .infinity }
-        let passingClose =
-            length - max(p.along, predictedAlong(p, at: time)) <= configuration.arrivalPassingEstimateMeters
+        // … and the fix is no jump: the progress filter took it (`rejected` is 0) and it lies within a plausible
+        // drive of the previous fix (an outlier landing on the waypoint would otherwise announce it early).
+        let plausible = progress?.rejected == 0
+            && !isPositionJump(
+                snapped.fix, previous: previousFix, seconds: previousFix.map { time.timeIntervalSince($0.timestamp) },
+                slackMeters: 2.5 * accuracy)
+        let passingClose = plausible
+            && length - max(p.along, predictedAlong(p, at: time)) <= configuration.arrivalPassingEstimateMeters
             && snapped.edge != nil && straightLine(snapped.coordinate) <= configuration.arrivalRadiusMeters
             && straightLine(snapped.fix.coordinate) <= max(configuration.arrivalRawCorridorMeters, 2 * accuracy)
         guard (estimateClose && measurementClose && snapped.isOnRoute) || (nearEnd && !explainedByLeg) || passingClose

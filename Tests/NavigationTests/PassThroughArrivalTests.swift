@@ -52,4 +52,22 @@ import Testing
         #expect(arrivals.isEmpty)
         #expect(routes == ["destinationsSet", "offRoute"])
     }
+
+    /// (A regression guard: with exact fixes the estimate stays 46 m short; the plausibility check on the passing rule
+    /// was found on the noisy Helsinki benchmark, where the estimate had run ahead.)
+    @Test func anOutlierOnTheWaypointDoesNotAnnounceItEarly() throws {
+        // Driving A → B (400 m) at 8 m/s with a fix a second; the fix 46 m short of B is an outlier that lands on B.
+        let roads = try DrawnRoads("A-------B", gridMeters: 50, ways: [.init("AB")])
+        let nav = roads.navigator()
+        _ = nav.process(RawFix(coordinate: roads["A"], timestamp: t0, speedMetersPerSecond: 0))
+        _ = nav.setDestinations([NavigationWaypoint(coordinate: roads["B"], title: "B")], at: t0)
+        var arrivedAt: Double?
+        for var fix in drive(roads.path("AB"), speed: 8, from: t0.addingTimeInterval(1), stopSeconds: 5) {
+            let along = Geodesy.distanceMeters(fix.coordinate, roads["A"])
+            if abs(along - 354) < 4 { fix.coordinate = roads["B"] }
+            if arrivedAt == nil, !nav.process(fix).arrivals.isEmpty { arrivedAt = along }
+        }
+        let at = try #require(arrivedAt)
+        #expect(at > 400 - 30, "announced \(400 - at) m before B")
+    }
 }
