@@ -30,8 +30,10 @@ public struct NavigatorConfiguration: Sendable, Hashable {
     /// recorded drive), when the progress estimate is within this of the end and the fix's matched position is
     /// within `arrivalRadiusMeters` of the leg's end or the waypoint in a straight line, and the raw fix within
     /// `arrivalRawCorridorMeters` (or twice its accuracy) of it: at speed the estimate trails a moving vehicle by
-    /// 5–20 m and no fix may fall inside the radius. Default 30 m.
-    public var arrivalPassingEstimateMeters: Double = 30
+    /// 5–20 m and no fix may fall inside the radius. With sparse fixes the limit grows to half the distance driven
+    /// since the previous fix, at most 1.5 times this. Default 20 m (30 m at 1 s fixes announced some arrivals 31 m
+    /// early).
+    public var arrivalPassingEstimateMeters: Double = 20
     /// … or when the vehicle's matched positions at two fixes in a row, both on matched roads and without a
     /// position jump, lie on either side of the leg's end and the line between them passes within
     /// `arrivalRadiusMeters` of it, while the estimate before this fix could have reached the end: the vehicle

@@ -806,8 +806,14 @@ public final class NavigatorCore {
             && !isPositionJump(
                 snapped.fix, previous: previousFix, seconds: previousFix.map { time.timeIntervalSince($0.timestamp) },
                 slackMeters: 2.5 * accuracy)
+        // The estimate trails by more when the fixes are sparse: half the distance driven since the previous fix,
+        // between `arrivalPassingEstimateMeters` and 1.5 times it.
+        let step = (snapped.fix.speedMetersPerSecond ?? ownSpeed ?? 0)
+            * (previousFix.map { time.timeIntervalSince($0.timestamp) } ?? 0)
+        let estimateLimit = min(
+            1.5 * configuration.arrivalPassingEstimateMeters, max(configuration.arrivalPassingEstimateMeters, step / 2))
         let passingClose = plausible
-            && length - max(p.along, predictedAlong(p, at: time)) <= configuration.arrivalPassingEstimateMeters
+            && length - max(p.along, predictedAlong(p, at: time)) <= estimateLimit
             && snapped.edge != nil && straightLine(snapped.coordinate) <= configuration.arrivalRadiusMeters
             && straightLine(snapped.fix.coordinate) <= max(configuration.arrivalRawCorridorMeters, 2 * accuracy)
         guard (estimateClose && measurementClose && snapped.isOnRoute) || (nearEnd && !explainedByLeg) || passingClose
