@@ -109,8 +109,9 @@ public struct RouterConfiguration: Sendable, Hashable {
     /// nearest one, metres; the search takes whichever is cheapest. Overlapping and closely parallel ways (a
     /// tram-and-car pair, the two halves of a split street, a slip lane) put the nearest road 1–5 m from the one the
     /// vehicle can reach directly, and a single candidate then made the leg loop round the block to arrive in the
-    /// other direction. Default 5 m; 0 takes only the nearest road, as before.
-    public var destinationTieMeters: Double = 5
+    /// other direction. Default 0 (only the nearest road): with 5 m, `scripts/fault-burst`'s standing vehicle, whose
+    /// fixes jump 0–111 m, got a leg ending on another road and never arrived; to be understood before it is on.
+    public var destinationTieMeters: Double = 0
     /// A road direction matches a preferred heading when its bearing differs by at most this. Default 45°.
     public var headingToleranceDegrees: Double = 45
     /// Traffic drives on the right (the same-side rule picks the direction whose right faces the waypoint).

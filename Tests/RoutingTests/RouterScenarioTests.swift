@@ -344,10 +344,12 @@ private func routeAll(_ router: Router, _ request: RouteRequest) throws -> Route
     @Test func aDestinationBetweenTwoCloseRoadsIsReachedOnTheCheaperOne() throws {
         // The destination lies 1 m from the oneway and 2 m from the street the vehicle drives on.
         let fixture = try splitStreet()
-        let leg = try routeAll(fixture.router(), request(fixture, from: (10, 0), to: (100, 2)))
+        var ties = RouterConfiguration()
+        ties.destinationTieMeters = 5
+        let leg = try routeAll(fixture.router(configuration: ties), request(fixture, from: (10, 0), to: (100, 2)))
         #expect(fixture.names(leg) == ["a>b"])
         #expect(abs(leg.distanceMeters - 90) < 0.5)
-        // Control: only the nearest road, as before, loops round to arrive on the oneway (a → b → c → d).
+        // Control: only the nearest road (the default), loops round to arrive on the oneway (a → b → c → d).
         var nearestOnly = RouterConfiguration()
         nearestOnly.destinationTieMeters = 0
         let loop = try routeAll(fixture.router(configuration: nearestOnly), request(fixture, from: (10, 0), to: (100, 2)))
@@ -358,7 +360,9 @@ private func routeAll(_ router: Router, _ request: RouteRequest) throws -> Route
     @Test func aRoadFartherThanTheTieIsNoCandidate() throws {
         // 1 m from the oneway, 7 m from the street: the oneway alone (the loop).
         let fixture = try splitStreet(apartMeters: 8)
-        let leg = try routeAll(fixture.router(), request(fixture, from: (10, 0), to: (100, 7)))
+        var ties = RouterConfiguration()
+        ties.destinationTieMeters = 5
+        let leg = try routeAll(fixture.router(configuration: ties), request(fixture, from: (10, 0), to: (100, 7)))
         #expect(fixture.names(leg) == ["a>b", "b>c", "c>d"])
     }
 }
