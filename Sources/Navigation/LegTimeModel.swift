@@ -53,25 +53,6 @@ public struct JunctionDelayModel: Sendable, Hashable {
     public var rightHandTraffic: Bool = true
     public init() {}
 
-    /// The delay between route edges `from` and `to` (consecutive, `target(from) == source(to)`), seconds, for a
-    /// signal node charged on its own (see `delays(along:graph:mode:)` for a whole route).
-    public func delaySeconds(from: EdgeID, to: EdgeID, graph: RoadGraph, mode: TravelMode) -> Double {
-        delay(from: from, to: to, graph: graph, mode: mode).seconds
-    }
-
-    /// The delay, seconds, and the part of it still charged when traffic covers the edge `from` (a signal's wait,
-    /// `turnDelayShareUnderTraffic` of the turn; see `trafficSignalSlowdownSeconds`), for a signal node charged on
-    /// its own.
-    public func delay(from: EdgeID, to: EdgeID, graph: RoadGraph, mode: TravelMode) -> (
-        seconds: Double, underTrafficSeconds: Double
-    ) {
-        let signal = graph.flags(of: from).contains(.trafficSignalsAtTarget)
-        let isCrossing = signal && SignalJunctions.branchCount(at: from, graph: graph) <= 1
-            && SignalJunctions.branchCount(at: to, graph: graph) <= 1
-        let kind: SignalJunctions.Kind = !signal ? .none : isCrossing ? .crossing : .junction
-        return delay(from: from, to: to, signal: kind, graph: graph, mode: mode)
-    }
-
     /// The delay at the end of every edge of `edges` (a route; the last entry is 0), with the signal nodes of one
     /// junction charged once (`signals`). `portionsMeters[i]` is the length of edge i the route uses;
     /// a piece shorter than 1 m at either end of the route means the route starts or ends at the node: no turn

@@ -798,11 +798,13 @@ public final class NavigatorCore {
         let explainedByLeg = snapped.isOnRoute && length - measuredAlong > 2 * configuration.arrivalStandingRadiusMeters
         // Driving through without stopping: the estimate trails a moving vehicle, so the matched position and the
         // raw fix, in a straight line, must say it is there.
-        let targets = [p.route.leg.end.point, destination.coordinate]
-        func straightLine(_ c: Coordinate) -> Double { targets.map { Geodesy.distanceMeters(c, $0) }.min() ?? .infinity }
+        let legEnd = p.route.leg.end.point
+        func straightLine(_ c: Coordinate) -> Double {
+            min(Geodesy.distanceMeters(c, legEnd), Geodesy.distanceMeters(c, destination.coordinate))
+        }
         // … and the fix is no jump: the progress filter took it (`rejected` is 0) and it lies within a plausible
         // drive of the previous fix (an outlier landing on the waypoint would otherwise announce it early).
-        let plausible = progress?.rejected == 0
+        let plausible = p.rejected == 0
             && !isPositionJump(
                 snapped.fix, previous: previousFix, seconds: previousFix.map { time.timeIntervalSince($0.timestamp) },
                 slackMeters: 2.5 * accuracy)
