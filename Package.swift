@@ -65,7 +65,7 @@ let package = Package(
 
         // MARK: Fuzzing (scripts/fuzz builds it with libFuzzer; a plain build is the replay driver)
         .executableTarget(name: "edgenav-fuzz", dependencies: ["Agent", "MQTT", "OSMImport", "RoadGraph", "Geo"],
-                          path: "Fuzz/Sources/edgenav-fuzz"),
+                          path: "Sources/edgenav-fuzz"),
 
         // MARK: Test support: a real mosquitto launcher, ASCII-art maps
         .target(name: "TestKit", dependencies: ["Geo", "SeededRandom"]),

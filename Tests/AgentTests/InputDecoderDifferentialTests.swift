@@ -105,7 +105,7 @@ import Testing
     @Test func handWrittenAndSeedPayloadsDecodeTheSameBothWays() throws {
         var payloads = Self.handWritten.map { Array($0.utf8) }
         let seeds = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Fuzz/Seeds")
+            .deletingLastPathComponent().appendingPathComponent("Tests/Fuzz/Seeds")
         for target in ["location", "command", "destinations", "places"] {
             let directory = seeds.appendingPathComponent(target)
             for name in try FileManager.default.contentsOfDirectory(atPath: directory.path) {

@@ -48,7 +48,7 @@ import Testing
         }
     }
 
-    /// Found by the `osm-values` fuzz target (Fuzz/Regressions/osm-values): a ";" glued into a larger grapheme
+    /// Found by the `osm-values` fuzz target (Tests/Fuzz/Regressions/osm-values): a ";" glued into a larger grapheme
     /// (U+0601 prepends to the next character, U+0301 combines with the previous one) made the parser recurse until
     /// the stack overflowed, because it tested for ";" by scalar and split by Character.
     @Test func semicolonsInsideGraphemesDoNotRecurseForever() {
