@@ -43,6 +43,12 @@ public struct NavigatorConfiguration: Sendable, Hashable {
     /// … and only when the line between those two positions runs within this of the leg's direction at its end,
     /// degrees: a vehicle crossing the waypoint's street on another road does not pass through it. Default 60.
     public var arrivalPassingThroughCourseDegrees: Double = 60
+    /// … or after a GPS gap of at least this many seconds between two fixes (a tunnel, a garage, a lost uplink) that
+    /// began while the vehicle was on the leg: the vehicle reappears on the next leg, going its way, no farther along
+    /// it than the gap's time allows a drive through the waypoint (see `NavigatorCore.checkPassedDuringGap`).
+    /// Without it the waypoint passed unseen is never announced and the vehicle is sent back to it, leg after leg.
+    /// Default 8 s (above the 5 s of sparse fixes); 0 turns the rule off.
+    public var arrivalAfterGapMinimumSeconds: Double = 8
 
     /// Off route when the evidence of consecutive off-route fixes reaches this. A fix the matcher puts off the
     /// route counts 1; one that is also at least `strongOffRouteDistanceMeters` from the route while the vehicle

@@ -58,6 +58,8 @@ public final class NavigatorCore {
     private var recentPositions: [(time: Date, coordinate: Coordinate)] = []
     private var ownWay: (id: Int64, movingSeconds: Double, movingMeters: Double)?
     private var lastFasterRouteCheck: Date?
+    /// The last GPS gap between two fixes of at least `arrivalAfterGapMinimumSeconds` (see `checkPassedDuringGap`).
+    private var lastFixGap: (start: Date, end: Date)?
     private var checkedFeedGeneration = 0
 
     public init(
@@ -262,6 +264,11 @@ public final class NavigatorCore {
         }
         let snapped = snapper.snap(fix, activeLeg: progress?.route)
         lastSnapped = snapped
+        if let previous, configuration.arrivalAfterGapMinimumSeconds > 0,
+            time.timeIntervalSince(previous.timestamp) >= configuration.arrivalAfterGapMinimumSeconds
+        {
+            lastFixGap = (previous.timestamp, time)
+        }
         let speed = vehicleSpeed(snapped)
         updateOwnSpeed(speed, previous: previous, now: time)
 
@@ -287,6 +294,8 @@ public final class NavigatorCore {
             let seconds = previous.map { time.timeIntervalSince($0.timestamp) }
             if let arrival = checkPassedThrough(snapped, previous: previous, seconds: seconds, at: time) {
                 events.append(arrival)  // not off route: past the waypoint, on the way out of it
+            } else if let arrival = checkPassedDuringGap(snapped, previous: previous, at: time) {
+                events.append(arrival)  // not off route either: on the next leg, after a gap that hid the waypoint
             } else if let branch = testBranches(snapped, previous: previous, seconds: seconds, speed: speed) {
                 offRouteEvidence = 0
                 divergence = 0
@@ -853,6 +862,62 @@ public final class NavigatorCore {
         guard Geodesy.bearingDifferenceDegrees(arrivingBearing, movingBearing)
             <= configuration.arrivalPassingThroughCourseDegrees
         else { return nil }
+        return announceArrival(&p, at: time, vehicle: snapped.coordinate)
+    }
+
+    /// A GPS gap (`arrivalAfterGapMinimumSeconds` or more between two fixes) began while the vehicle was on the leg
+    /// and hid its end: the vehicle now reappears off the leg but on the next one, its matched position and raw fix
+    /// both near it, moving its way, and no farther along it than a drive through the waypoint could have come
+    /// (unseen at up to 1.5 times its speed plus 5 m/s, then at its own speed), within
+    /// `arrivalAfterGapMinimumSeconds` of the gap's end. One that drove on and came back would be going the other way.
+    private func checkPassedDuringGap(_ snapped: SnappedFix, previous: SnappedFix?, at time: Date) -> NavigationEvent? {
+        guard configuration.arrivalAfterGapMinimumSeconds > 0, var p = progress, !p.arrived, let gap = lastFixGap,
+            legs.count > 1, !snapped.isOnRoute, snapped.edge != nil,
+            gap.start.timeIntervalSince(p.updatedAt) <= configuration.arrivalAfterGapMinimumSeconds,
+            gap.end > p.updatedAt,
+            time.timeIntervalSince(gap.end) <= configuration.arrivalAfterGapMinimumSeconds
+        else { return nil }
+        // Unseen, the vehicle may have sped up; since the gap ended its own fixes say how fast it goes.
+        let speed = max(p.velocity, snapped.fix.speedMetersPerSecond ?? 0, ownSpeed ?? 0)
+        let reachMeters =
+            min(configuration.maximumSpeedMetersPerSecond, 1.5 * speed + 5) * gap.end.timeIntervalSince(p.updatedAt)
+            + (1.2 * speed + 2) * time.timeIntervalSince(gap.end)
+        let toEndMeters = max(0, p.route.lengthMeters - p.along)
+        guard toEndMeters < reachMeters else { return nil }
+        // Only the part of the next leg a drive could have reached (its geometry may run for kilometres).
+        let next = legs[1].geometry
+        var prefix: [Coordinate] = []
+        var length = 0.0
+        for point in next {
+            if let last = prefix.last {
+                length += Geodesy.distanceMeters(last, point)
+                if length > reachMeters - toEndMeters + 1 { prefix.append(point); break }
+            }
+            prefix.append(point)
+        }
+        let accuracy = snapped.fix.horizontalAccuracyMeters ?? configuration.defaultHorizontalAccuracyMeters
+        guard prefix.count > 1,
+            let onNext = PolylineGeometry.project(snapped.coordinate, ontoPolyline: prefix),
+            onNext.distanceMeters <= configuration.arrivalRadiusMeters,
+            toEndMeters + onNext.offsetMeters <= reachMeters,
+            let rawOnNext = PolylineGeometry.project(snapped.fix.coordinate, ontoPolyline: prefix),
+            rawOnNext.distanceMeters <= max(configuration.arrivalRawCorridorMeters, 2 * accuracy)
+        else { return nil }
+        // Going the next leg's way: the fix's course when it moves, else the step from the previous matched position.
+        let legBearing = Geodesy.initialBearingDegrees(
+            from: prefix[onNext.segmentIndex], to: prefix[onNext.segmentIndex + 1])
+        var moving: Double?
+        if let course = snapped.fix.courseDegrees, (snapped.fix.speedMetersPerSecond ?? speed)
+            >= configuration.minimumSpeedForCourseMetersPerSecond
+        {
+            moving = course
+        } else if let previous, Geodesy.distanceMeters(previous.coordinate, snapped.coordinate) >= 2 * accuracy {
+            moving = Geodesy.initialBearingDegrees(from: previous.coordinate, to: snapped.coordinate)
+        }
+        guard let moving, Geodesy.bearingDifferenceDegrees(moving, legBearing)
+            <= configuration.arrivalPassingThroughCourseDegrees
+        else { return nil }
+        lastFixGap = nil
         return announceArrival(&p, at: time, vehicle: snapped.coordinate)
     }
 
