@@ -176,8 +176,12 @@ public struct NavigatorConfiguration: Sendable, Hashable {
     /// Time constant of the own-speed smoothing, seconds. Default 5 s.
     public var ownSpeedSmoothingSeconds: Double = 5
     /// The remaining time is scaled by the trip's own pace (time driven ÷ model time of the progress made), with
-    /// weight m ÷ (m + this) after m model seconds of progress: half after this many. Default 600 s.
-    public var paceHalfWeightSeconds: Double = 600
+    /// weight m ÷ (m + this) after m model seconds of progress: half after this many. Default 60 s: with stops
+    /// split off (`paceSplitsStops`) this is the vehicle's moving speed against the model's, which a minute of
+    /// driving shows well (the speed factor of the driver, a city's real speeds on roads without a limit); the
+    /// lottery of the signals is in the stop pace, with its own, slower weight. 600 s left the SUMO drives' mid-leg
+    /// estimates 4–8 points further off (BENCHMARKS.md "Remaining time on SUMO drives").
+    public var paceHalfWeightSeconds: Double = 60
     /// Split the pace in two: the road part of the remaining time scales with moving time ÷ the model's road time
     /// (weight as above: the driver's and the traffic's speed), the junction part with the time not moving ÷ the
     /// model's junction delays passed (weight j ÷ (j + `paceStopHalfWeightSeconds`): the city's signal delay rate as
@@ -214,6 +218,8 @@ public struct NavigatorConfiguration: Sendable, Hashable {
     public var maximumDestinations: Int = 25
 
     public var junctions = JunctionDelayModel()
+    /// The remaining time's speeds between junctions (`CruiseSpeedModel`: the speed limit where known).
+    public var cruiseSpeeds = CruiseSpeedModel()
     public var lighting = LightingConfiguration()
     public var speeding = SpeedingConfiguration()
     public var traffic = TrafficModelConfiguration()
