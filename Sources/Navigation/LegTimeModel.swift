@@ -32,23 +32,29 @@ public struct JunctionDelayModel: Sendable, Hashable {
     /// Which signal nodes along a route belong to one junction and which are pedestrian crossings (see
     /// `SignalJunctions`: 40 m clusters, stop lines up to 25 m before the junction).
     public var signals = SignalJunctions()
-    /// A signal between junctions (pedestrian crossing), seconds. Default 5: about a quarter of the cars stop for
-    /// 15–20 s, plus slowing.
-    public var crossingSignalSeconds: Double = 5
+    /// A signal between junctions (pedestrian crossing), seconds. Default 1: red for cars only when someone has
+    /// asked to cross, and traffic simulators drop such signals altogether (SUMO's `--tls.discard-simple`, on in
+    /// its OSM import defaults). On the SUMO Helsinki drives (2 such signals per leg) 5 s made the mid-leg
+    /// remaining time 5 points longer with no wait seen there (BENCHMARKS.md "Remaining time on SUMO drives").
+    public var crossingSignalSeconds: Double = 1
     /// The share of a turn or crossing delay still charged on an edge that traffic covers. Default 0.75: a way's
     /// median moving speed holds part of the slow-down (the braking and accelerating samples on the way), not
     /// all of it (a median passes over short slow stretches).
     public var turnDelayShareUnderTraffic: Double = 0.75
-    /// Default 2 s.
+    /// Turn and crossing delays: the time lost slowing to the turn's speed and back (a vehicle at 50 km/h slowing
+    /// to 20–25 km/h for a turn at 2.6 m/s² up / 4.5 m/s² down loses 1.5–2.5 s), plus yielding. Earlier defaults
+    /// (5 / 8 / 15 / 3 s) charged Liechtenstein's SUMO legs, where no vehicle stood, 20–60 s of turns the vehicles
+    /// did not lose: the planned legs were 23 % too long (BENCHMARKS.md "Remaining time on SUMO drives").
+    /// Straight on without priority. Default 2 s.
     public var uncontrolledCrossingSeconds: Double = 2
-    /// Default 5 s.
-    public var kerbSideTurnSeconds: Double = 5
-    /// Default 8 s.
-    public var crossingTurnSeconds: Double = 8
-    /// Default 15 s.
-    public var uTurnSeconds: Double = 15
     /// Default 3 s.
-    public var sharpBendSeconds: Double = 3
+    public var kerbSideTurnSeconds: Double = 3
+    /// Across the oncoming lane (yields to it). Default 4 s.
+    public var crossingTurnSeconds: Double = 4
+    /// Default 10 s.
+    public var uTurnSeconds: Double = 10
+    /// Default 2 s.
+    public var sharpBendSeconds: Double = 2
     /// Default true (Finland, Liechtenstein, the US).
     public var rightHandTraffic: Bool = true
     public init() {}
@@ -133,8 +139,10 @@ public struct JunctionDelayModel: Sendable, Hashable {
 
 /// Per-edge times of one leg, with suffix sums so the remaining time is O(1) per fix.
 struct LegTimeModel {
-    /// Free-flow seconds of each edge's used portion.
+    /// Free-flow seconds of each edge's used portion, at the cruise speed (`CruiseSpeedModel`).
     private(set) var freeFlowSeconds: [Double]
+    /// The cruise speed of each edge, km/h: what traffic observations are compared with.
+    let cruiseKph: [Double]
     /// Traffic-adjusted seconds of each edge's used portion.
     private(set) var trafficSeconds: [Double]
     /// Delay at the end of edge i (junction into i + 1), seconds: all of it (`junctionSeconds`), and only the
@@ -155,17 +163,22 @@ struct LegTimeModel {
     private(set) var trafficGeneration = -1
     private(set) var trafficAppliedAt: Date?
 
-    init(route: ActiveLeg, graph: RoadGraph, mode: TravelMode, junctions: JunctionDelayModel) {
+    init(
+        route: ActiveLeg, graph: RoadGraph, mode: TravelMode, junctions: JunctionDelayModel,
+        speeds: CruiseSpeedModel = CruiseSpeedModel()
+    ) {
         self.route = route
         let edges = route.leg.edges
         var portions: [Double] = []
         var free: [Double] = []
+        var cruise: [Double] = []
         var junction: [Double] = []
         var underTraffic: [Double] = []
         for (i, e) in edges.enumerated() {
             let portion = route.edgeEndMeters(i) - route.edgeStartMeters[i]
             portions.append(portion)
-            let kph = graph.freeFlowSpeedKph(of: e, mode: mode)
+            let kph = speeds.speedKph(of: e, graph: graph, mode: mode)
+            cruise.append(kph)
             free.append(kph > 0 ? portion * 3.6 / kph : 0)
             junction.append(0)
             underTraffic.append(0)
@@ -174,6 +187,7 @@ struct LegTimeModel {
             (junction[i], underTraffic[i]) = d
         }
         portionsMeters = portions
+        cruiseKph = cruise
         freeFlowSeconds = free
         trafficSeconds = free
         junctionSeconds = junction
@@ -201,9 +215,7 @@ struct LegTimeModel {
         trafficAppliedAt = time
         var covered: [Bool] = []
         for (i, e) in route.leg.edges.enumerated() {
-            let m = model.durationMultiplier(
-                wayID: graph.osmWayID(of: e), freeFlowKph: graph.freeFlowSpeedKph(of: e, mode: mode),
-                at: time)
+            let m = model.durationMultiplier(wayID: graph.osmWayID(of: e), freeFlowKph: cruiseKph[i], at: time)
             trafficSeconds[i] = freeFlowSeconds[i] * m.multiplier
             covered.append(m.covered && portionsMeters[i] >= 1)
         }

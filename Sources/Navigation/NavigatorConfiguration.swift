@@ -182,8 +182,12 @@ public struct NavigatorConfiguration: Sendable, Hashable {
     /// Time constant of the own-speed smoothing, seconds. Default 5 s.
     public var ownSpeedSmoothingSeconds: Double = 5
     /// The remaining time is scaled by the trip's own pace (time driven ÷ model time of the progress made), with
-    /// weight m ÷ (m + this) after m model seconds of progress: half after this many. Default 600 s.
-    public var paceHalfWeightSeconds: Double = 600
+    /// weight m ÷ (m + this) after m model seconds of progress: half after this many. Default 60 s: with stops
+    /// split off (`paceSplitsStops`) this is the vehicle's moving speed against the model's, which a minute of
+    /// driving shows well (the speed factor of the driver, a city's real speeds on roads without a limit); the
+    /// lottery of the signals is in the stop pace, with its own, slower weight. 600 s left the SUMO drives' mid-leg
+    /// estimates 4–8 points further off (BENCHMARKS.md "Remaining time on SUMO drives").
+    public var paceHalfWeightSeconds: Double = 60
     /// Split the pace in two: the road part of the remaining time scales with moving time ÷ the model's road time
     /// (weight as above: the driver's and the traffic's speed), the junction part with the time not moving ÷ the
     /// model's junction delays passed (weight j ÷ (j + `paceStopHalfWeightSeconds`): the city's signal delay rate as
@@ -191,10 +195,15 @@ public struct NavigatorConfiguration: Sendable, Hashable {
     /// signals met). Default true: on 120 simulated trips per map it lowered the mid-trip median error in 7 of 8
     /// runs (BENCHMARKS.md, "Navigation"); false scales the whole remaining time by one pace.
     public var paceSplitsStops = true
-    /// Default 600 s (some 30–40 junction delays of the model before the trip's own stop rate counts half).
-    public var paceStopHalfWeightSeconds: Double = 600
-    /// The pace ratio is clamped to this range. Default 0.6...1.8.
-    public var paceRatioRange: ClosedRange<Double> = 0.6...1.8
+    /// Default 200 s (some 10 signalised junctions of the model before the trip's own stop rate counts half). The
+    /// same city's signals cost 106 s of waiting per SUMO trip with fixed-time programs and 11 s with actuated
+    /// ones (Helsinki): no fixed delay fits both, the trip's own stops must tell. 600 s left the actuated drives'
+    /// mid-leg estimates +23–35 % (signed median), 200 s +13–28 %, at the same pooled error over the fixed-time
+    /// drives (BENCHMARKS.md "Remaining time on SUMO drives").
+    public var paceStopHalfWeightSeconds: Double = 200
+    /// The pace ratio is clamped to this range. Default 0.3...1.8: a trip through green (actuated) signals stands
+    /// a small fraction of the model's signal delays; one long red is capped at 1.8.
+    public var paceRatioRange: ClosedRange<Double> = 0.3...1.8
     /// Fixes further apart than this do not count towards the pace (a gap says nothing about it). Default 60 s.
     public var paceMaximumGapSeconds: Double = 60
     /// The vehicle reports its own speed on a way to the traffic model after moving at least this long on it. Default 10 s.
@@ -220,6 +229,8 @@ public struct NavigatorConfiguration: Sendable, Hashable {
     public var maximumDestinations: Int = 25
 
     public var junctions = JunctionDelayModel()
+    /// The remaining time's speeds between junctions (`CruiseSpeedModel`: the speed limit where known).
+    public var cruiseSpeeds = CruiseSpeedModel()
     public var lighting = LightingConfiguration()
     public var speeding = SpeedingConfiguration()
     public var traffic = TrafficModelConfiguration()

@@ -440,7 +440,9 @@ public final class NavigatorCore {
             return
         }
         let route = ActiveLeg(leg: first, graph: graph)
-        var model = LegTimeModel(route: route, graph: graph, mode: travelMode, junctions: configuration.junctions)
+        var model = LegTimeModel(
+            route: route, graph: graph, mode: travelMode, junctions: configuration.junctions,
+            speeds: configuration.cruiseSpeeds)
         model.applyTraffic(traffic, graph: graph, mode: travelMode, at: time)
         progress = LegProgress(
             route: route, time: model, along: 0, velocity: max(0, ownSpeed ?? 0), updatedAt: time,
@@ -466,7 +468,7 @@ public final class NavigatorCore {
             ?? {
                 var m = LegTimeModel(
                     route: ActiveLeg(leg: leg, graph: graph), graph: graph, mode: travelMode,
-                    junctions: configuration.junctions)
+                    junctions: configuration.junctions, speeds: configuration.cruiseSpeeds)
                 m.applyTraffic(
                     traffic, graph: graph, mode: travelMode,
                     at: lastSnapped?.timestamp ?? Date(timeIntervalSince1970: 0))
@@ -1108,7 +1110,7 @@ public final class NavigatorCore {
         guard let newLegs = result.legs, let first = newLegs.first else { return nil }
         var model = LegTimeModel(
             route: ActiveLeg(leg: first, graph: graph), graph: graph, mode: travelMode,
-            junctions: configuration.junctions)
+            junctions: configuration.junctions, speeds: configuration.cruiseSpeeds)
         model.applyTraffic(traffic, graph: graph, mode: travelMode, at: time)
         let saving = current - model.totalSeconds
         guard saving >= configuration.fasterRouteMinimumSavingSeconds,
