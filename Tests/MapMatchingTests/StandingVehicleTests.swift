@@ -117,10 +117,11 @@ import TraceSimulation
     }
 
     @Test func aVehicleStandingInAJunctionStaysOnItsOwnRoad() throws {
-        // The stop-line prior would also pull the averaged fixes back onto W→J (Main): switch it off to see the
-        // held course alone.
+        // The stop-line prior and the approach rule (`standingApproachMeters`) would also pull the averaged fixes
+        // back onto W→J (Main): switch them off to see the held course alone.
         var configuration = MapMatchingConfiguration()
         configuration.standingBeforeJunctionBonus = 0
+        configuration.standingApproachMeters = 0
         var heldCourseOff = configuration
         heldCourseOff.standingCourseHoldSeconds = 0
         let (wrong, standing) = try Self.standingInAJunction(
@@ -135,6 +136,7 @@ import TraceSimulation
         // Positions only: the course comes from the line through the recent positions while the vehicle moves.
         var configuration = MapMatchingConfiguration()
         configuration.standingBeforeJunctionBonus = 0
+        configuration.standingApproachMeters = 0
         var inferredOff = configuration
         inferredOff.inferredCourseWeight = 0
         let (wrong, standing) = try Self.standingInAJunction(
@@ -169,5 +171,67 @@ import TraceSimulation
         #expect(
             percentile(errors, 0.5) < percentile(errorsOld, 0.5),
             "\(percentile(errors, 0.5)) vs \(percentile(errorsOld, 0.5)) without the inference margin")
+    }
+
+    /// Approach runs west–east into J, where the road goes on as another OSM way, Onward (a way split at a crossing,
+    /// as OSM has them every few metres near junctions). The vehicle drives east at 8 m/s and stands
+    /// `standAt` metres from J (negative: before it) for 40 s, as a traffic simulator queues it. Returns, for the
+    /// standing fixes after the first five, how many final and how many provisional answers were on Approach.
+    static func standingNearAWaySplit(standAt: Double, configuration: MapMatchingConfiguration)
+        throws -> (finalOnApproach: Int, provisionalOnApproach: Int, count: Int)
+    {
+        let f = try MatchingFixture(
+            "W-------------------------J-------------------------E",
+            roads: [FixtureRoad(nodes: "WJ", name: "Approach"), FixtureRoad(nodes: "JE", name: "Onward")])
+        let west = f.index.length(of: f.edges["WJ"]!), east = f.index.length(of: f.edges["JE"]!)
+        var final = 0, provisional = 0, count = 0
+        for seed: UInt64 in 1...8 {
+            var rng = SplitMix64(seed: seed)
+            var fixes: [LocationFix] = []
+            func add(_ p: Coordinate, speed: Double, course: Double?) {
+                let q = LocalProjection(origin: p).unproject(x: 8 * rng.normal(), y: 8 * rng.normal())
+                fixes.append(fix(q, t: Double(fixes.count), speed: speed, course: course))
+            }
+            var x = 10.0
+            while x < west + min(0, standAt) - 8 { add(f.at("W", "J", x / west), speed: 8, course: 90); x += 8 }
+            if standAt > 0 { add(f.at("J", "E", standAt / 2 / east), speed: 4, course: 90) }
+            let stop = standAt < 0 ? f.at("W", "J", (west + standAt) / west) : f.at("J", "E", standAt / east)
+            let first = fixes.count
+            for _ in 0..<40 { add(stop, speed: abs(0.3 * rng.normal()), course: nil) }
+            let matcher = MapMatcher(index: f.index, configuration: configuration)
+            var out: [SnappedLocation] = []
+            for (i, fx) in fixes.enumerated() {
+                let update = matcher.update(fx)
+                out.append(contentsOf: update.finalized)
+                if i >= first + 5 && update.provisional.osmWayID == f.way("Approach") { provisional += 1 }
+            }
+            out.append(contentsOf: matcher.finish())
+            for i in (first + 5)..<fixes.count where out[i].osmWayID == f.way("Approach") { final += 1 }
+            count += fixes.count - first - 5
+        }
+        return (final, provisional, count)
+    }
+
+    @Test func aVehicleStandingAtAWaySplitIsReportedOnTheWayItCameBy() throws {
+        var off = MapMatchingConfiguration()
+        off.standingApproachMeters = 0
+        // Standing 1 m before the split (SUMO's stop line, where probe7 stood 45 s on a 3.2 m Helsinki way): the
+        // averaged fixes straddle J, so without the rule a good part of the stop is reported on Onward.
+        let on = try Self.standingNearAWaySplit(standAt: -1, configuration: MapMatchingConfiguration())
+        let without = try Self.standingNearAWaySplit(standAt: -1, configuration: off)
+        #expect(on.finalOnApproach >= on.count * 97 / 100, "\(on.finalOnApproach) of \(on.count) final on Approach")
+        // The provisional answer averages fewer of the stop's fixes (it looks back as with the short lag), so more
+        // of its positions stray past the 2.5 m.
+        #expect(on.provisionalOnApproach >= on.count * 85 / 100,
+                "\(on.provisionalOnApproach) of \(on.count) provisional on Approach")
+        #expect(without.finalOnApproach < on.finalOnApproach - on.count / 10,
+                "rule off: \(without.finalOnApproach) of \(without.count) on Approach")
+        #expect(without.provisionalOnApproach < on.provisionalOnApproach - on.count / 10,
+                "rule off: \(without.provisionalOnApproach) of \(without.count) provisional on Approach")
+        // Control: standing 12 m past the split the vehicle is on Onward, and the rule leaves it there.
+        let past = try Self.standingNearAWaySplit(standAt: 12, configuration: MapMatchingConfiguration())
+        #expect(past.finalOnApproach <= past.count / 50, "\(past.finalOnApproach) of \(past.count) final on Approach")
+        #expect(past.provisionalOnApproach <= past.count / 50,
+                "\(past.provisionalOnApproach) of \(past.count) provisional on Approach")
     }
 }
