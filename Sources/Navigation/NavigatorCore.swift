@@ -57,6 +57,10 @@ public final class NavigatorCore {
     /// Snapped positions of about the last `derivedSpeedBaselineSeconds`, for a speed when the fixes carry none.
     private var recentPositions: [(time: Date, coordinate: Coordinate)] = []
     private var ownWay: (id: Int64, movingSeconds: Double, movingMeters: Double)?
+    /// The latest fix that was no position jump from the one consistent before it (see `consistentReference`).
+    private var lastConsistentFix: SnappedFix?
+    /// The fix before `lastSnapped`.
+    private var fixBeforeLast: SnappedFix?
     private var lastFasterRouteCheck: Date?
     private var checkedFeedGeneration = 0
 
@@ -254,8 +258,10 @@ public final class NavigatorCore {
         if let last = lastSnapped, fix.timestamp < last.timestamp { return [] }
         let time = fix.timestamp
         let previous = lastSnapped
+        let beforePrevious = fixBeforeLast
+        fixBeforeLast = previous
         if var p = progress {
-            p.route.progressMeters = predictedAlong(p, at: time)
+            p.route.progressMeters = predictedAlong(p, at: time, fixSpeed: fix.speedMetersPerSecond)
             let unseen = time.timeIntervalSince(p.updatedAt) - configuration.progressSlackAfterSeconds
             p.route.progressSlackMeters = max(0, unseen) * configuration.progressSlackSpeedMetersPerSecond
             progress = p
@@ -283,9 +289,14 @@ public final class NavigatorCore {
                 refreshSeconds: configuration.trafficRefreshSeconds)
             progress = p
         }
+        let reference = consistentReference(for: snapped, previous: previous)
         if var p = progress, !p.arrived {
             let seconds = previous.map { time.timeIntervalSince($0.timestamp) }
-            if let arrival = checkPassedThrough(snapped, previous: previous, seconds: seconds, at: time) {
+            // Passing through is judged from the previous fix, or, when that one was off the route (an outlier
+            // just before the waypoint: 2 % of fixes), from the one before it.
+            let passedThrough = [previous, beforePrevious].lazy.compactMap { $0 }.filter { $0.isOnRoute }.first
+                .flatMap { checkPassedThrough(snapped, previous: $0, at: time) }
+            if let arrival = passedThrough {
                 events.append(arrival)  // not off route: past the waypoint, on the way out of it
             } else if let branch = testBranches(snapped, previous: previous, seconds: seconds, speed: speed) {
                 offRouteEvidence = 0
@@ -327,7 +338,7 @@ public final class NavigatorCore {
                 // elsewhere) and carried the search window away from it.
                 progress?.velocity = 0
             }
-            if let arrival = checkArrival(snapped, previousFix: previous?.fix, at: time) { events.append(arrival) }
+            if let arrival = checkArrival(snapped, previousFix: reference?.fix, at: time) { events.append(arrival) }
             if let faster = checkFasterRoute(snapped, at: time) { events.append(faster) }
         }
         events += progressEvents(at: time)
@@ -708,21 +719,54 @@ public final class NavigatorCore {
         return !edges[around].contains(edge)
     }
 
+    /// The fix to judge this one against for arriving: the latest fix that was no position jump, so that one outlier
+    /// just before the waypoint (2 % of fixes) does not make the fix at the waypoint look like a jump. A fix that
+    /// jumped from it but agrees with the fix just before (two in a row elsewhere) is believed: the vehicle is there.
+    /// Returns nil for the first fix; updates `lastConsistentFix`.
+    private func consistentReference(for snapped: SnappedFix, previous: SnappedFix?) -> SnappedFix? {
+        guard let consistent = lastConsistentFix else {
+            lastConsistentFix = snapped
+            return nil
+        }
+        let seconds = { (f: SnappedFix) in snapped.timestamp.timeIntervalSince(f.timestamp) }
+        if !isPositionJump(snapped.fix, previous: consistent.fix, seconds: seconds(consistent)) {
+            lastConsistentFix = snapped
+            return consistent
+        }
+        if let previous, previous.timestamp != consistent.timestamp,
+            !isPositionJump(snapped.fix, previous: previous.fix, seconds: seconds(previous))
+        {
+            lastConsistentFix = snapped
+            return previous
+        }
+        return consistent  // this fix is the jump
+    }
+
     // MARK: Progress
 
-    private func predictedAlong(_ p: LegProgress, at time: Date) -> Double {
+    /// The filtered distance along the leg carried forward to `time`. With the new fix's own speed, the vehicle
+    /// covered the interval at the mean of the filter's speed and that one (constant acceleration): a vehicle
+    /// pulling away from a light between 5 s fixes is otherwise predicted where it stood, its first moving fix
+    /// lands outside the gate, and the estimate trails it by tens of metres past the waypoint.
+    private func predictedAlong(_ p: LegProgress, at time: Date, fixSpeed: Double? = nil) -> Double {
         let dt = max(0, time.timeIntervalSince(p.updatedAt))
-        return min(p.route.lengthMeters, p.along + p.velocity * dt)
+        return min(p.route.lengthMeters, p.along + intervalSpeed(p, fixSpeed: fixSpeed) * dt)
+    }
+
+    /// The speed along the leg over the interval since the filter's last update, m/s (see `predictedAlong`).
+    private func intervalSpeed(_ p: LegProgress, fixSpeed: Double?) -> Double {
+        guard let fixSpeed, fixSpeed >= 0 else { return p.velocity }
+        return (p.velocity + min(fixSpeed, configuration.maximumSpeedMetersPerSecond)) / 2
     }
 
     /// α-β filter on the distance along the leg, with an outlier gate.
     private func track(_ p: inout LegProgress, measurement: Double, snapped: SnappedFix, speed: Double?) {
         let time = snapped.timestamp
         let dt = max(0, time.timeIntervalSince(p.updatedAt))
-        let predicted = predictedAlong(p, at: time)
+        let predicted = predictedAlong(p, at: time, fixSpeed: snapped.fix.speedMetersPerSecond)
         let residual = measurement - predicted
         let accuracy = snapped.fix.horizontalAccuracyMeters ?? configuration.defaultHorizontalAccuracyMeters
-        let gate = 3 * accuracy + 0.5 * p.velocity * dt + 10
+        let gate = 3 * accuracy + 0.5 * intervalSpeed(p, fixSpeed: snapped.fix.speedMetersPerSecond) * dt + 10
         // Three outliers in a row are believed (the vehicle really is there) — unless the fix's own speed says
         // it cannot have got there (standing at a waypoint while the leg passes nearby again further on); ten are
         // believed regardless.
@@ -815,7 +859,8 @@ public final class NavigatorCore {
         let estimateLimit = min(
             1.5 * configuration.arrivalPassingEstimateMeters, max(configuration.arrivalPassingEstimateMeters, step / 2))
         let passingClose = plausible
-            && length - max(p.along, predictedAlong(p, at: time)) <= estimateLimit
+            && length - max(p.along, predictedAlong(p, at: time, fixSpeed: snapped.fix.speedMetersPerSecond))
+                <= estimateLimit
             && snapped.edge != nil && straightLine(snapped.coordinate) <= configuration.arrivalRadiusMeters
             && straightLine(snapped.fix.coordinate) <= max(configuration.arrivalRawCorridorMeters, 2 * accuracy)
         guard (estimateClose && measurementClose && snapped.isOnRoute) || (nearEnd && !explainedByLeg) || passingClose
@@ -828,10 +873,9 @@ public final class NavigatorCore {
     /// The vehicle's matched positions at the previous fix and this one lie on either side of the leg's end, the
     /// line between them passes within `arrivalRadiusMeters` of it, and the estimate before this fix could have
     /// reached the end: it drove through between two sparse fixes (see `arrivalByPassingThrough`).
-    private func checkPassedThrough(
-        _ snapped: SnappedFix, previous: SnappedFix?, seconds: Double?, at time: Date
-    ) -> NavigationEvent? {
-        guard configuration.arrivalByPassingThrough, var p = progress, !p.arrived, let previous, let seconds,
+    private func checkPassedThrough(_ snapped: SnappedFix, previous: SnappedFix, at time: Date) -> NavigationEvent? {
+        let seconds = time.timeIntervalSince(previous.timestamp)
+        guard configuration.arrivalByPassingThrough, var p = progress, !p.arrived,
             seconds > 0, previous.edge != nil, previous.isOnRoute, snapped.edge != nil,
             !isPositionJump(snapped.fix, previous: previous.fix, seconds: seconds)
         else { return nil }
