@@ -338,7 +338,7 @@ public final class NavigatorCore {
                 // elsewhere) and carried the search window away from it.
                 progress?.velocity = 0
             }
-            if let arrival = checkArrival(snapped, previousFix: reference?.fix, at: time) { events.append(arrival) }
+            if let arrival = checkArrival(snapped, previousFix: reference?.fix, interval: seconds, at: time) { events.append(arrival) }
             if let faster = checkFasterRoute(snapped, at: time) { events.append(faster) }
         }
         events += progressEvents(at: time)
@@ -792,7 +792,11 @@ public final class NavigatorCore {
         p.lastMeasurement = measurement
     }
 
-    private func checkArrival(_ snapped: SnappedFix, previousFix: RawFix?, at time: Date) -> NavigationEvent? {
+    /// `previousFix`: the latest consistent fix (see `consistentReference`); `interval`: seconds since the previous
+    /// fix, whatever it was (the fix rate).
+    private func checkArrival(_ snapped: SnappedFix, previousFix: RawFix?, interval: Double?, at time: Date)
+        -> NavigationEvent?
+    {
         guard var p = progress, !p.arrived, let destination = destinations.first else { return nil }
         let length = p.route.lengthMeters
         let estimateClose = length - p.along <= configuration.arrivalRadiusMeters
@@ -863,7 +867,22 @@ public final class NavigatorCore {
                 <= estimateLimit
             && snapped.edge != nil && straightLine(snapped.coordinate) <= configuration.arrivalRadiusMeters
             && straightLine(snapped.fix.coordinate) <= max(configuration.arrivalRawCorridorMeters, 2 * accuracy)
+        // Sparse fixes at speed: this fix is the nearest to the waypoint there will be (the next one, a fix interval
+        // on at this speed, lands more than `arrivalNearestFixMeters` past it), and both the matched position and
+        // the raw fix put it within that radius, along the leg and in a straight line.
+        let nearestFix: Bool = {
+            guard configuration.arrivalNearestFixMeters > 0, plausible, snapped.isOnRoute, snapped.edge != nil,
+                let match = snapped.routeMatch, let raw = snapped.rawRouteMatch, let interval, interval > 0
+            else { return false }
+            let toGo = max(0, length - match.distanceAlongLegMeters, length - raw.distanceAlongLegMeters)
+            let radius = configuration.arrivalNearestFixMeters
+            let speed = snapped.fix.speedMetersPerSecond ?? ownSpeed ?? 0
+            return toGo <= radius && speed * interval - toGo > radius
+                && straightLine(snapped.coordinate) <= radius && straightLine(snapped.fix.coordinate) <= radius
+                && raw.distanceFromRouteMeters <= max(configuration.arrivalRawCorridorMeters, 2 * accuracy)
+        }()
         guard (estimateClose && measurementClose && snapped.isOnRoute) || (nearEnd && !explainedByLeg) || passingClose
+            || nearestFix
         else {
             return nil
         }
