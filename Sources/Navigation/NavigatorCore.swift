@@ -335,8 +335,11 @@ public final class NavigatorCore {
             {
                 // A vehicle that says it stands is not moving along the leg either: without this the prediction
                 // kept the speed it had when it last matched the leg (arriving at a waypoint whose next leg starts
-                // elsewhere) and carried the search window away from it.
+                // elsewhere) and carried the search window away from it. It stood here now, where the filter left
+                // it: the prediction for the next fix starts from now (from the filter's last update, the mean of its
+                // speed and a moving fix's would carry a vehicle that stood a minute far ahead).
                 progress?.velocity = 0
+                progress?.updatedAt = time
             }
             if let arrival = checkArrival(snapped, previousFix: reference?.fix, interval: seconds, at: time) { events.append(arrival) }
             if let faster = checkFasterRoute(snapped, at: time) { events.append(faster) }
