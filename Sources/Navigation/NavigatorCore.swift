@@ -261,7 +261,9 @@ public final class NavigatorCore {
         let beforePrevious = fixBeforeLast
         fixBeforeLast = previous
         if var p = progress {
-            p.route.progressMeters = predictedAlong(p, at: time, fixSpeed: fix.speedMetersPerSecond)
+            // The search window's hint carries the filter's own speed only: a hint ahead of the vehicle loses it
+            // (the window reaches less far behind than ahead), and each fix off the leg then carries it farther.
+            p.route.progressMeters = predictedAlong(p, at: time)
             let unseen = time.timeIntervalSince(p.updatedAt) - configuration.progressSlackAfterSeconds
             p.route.progressSlackMeters = max(0, unseen) * configuration.progressSlackSpeedMetersPerSecond
             progress = p

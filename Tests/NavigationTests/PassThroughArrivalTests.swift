@@ -13,10 +13,12 @@ import Testing
         try DrawnRoads("A-------B-------C", gridMeters: 50, ways: [.init("ABC")])
     }
 
-    /// Drives A → C at 12 m/s with a fix every 5 s (60 m apart, from 15 m: 375 m, 25 m before B, then 435 m, 35 m
-    /// past it) and stands at C, continuing to the next destination after each arrival as the agent does. Returns
-    /// (arrival waypoint title, metres along the street at the arrival fix) and the route change reasons.
-    private func run(_ configuration: NavigatorConfiguration) throws -> (arrivals: [(String, Double)], routes: [String]) {
+    /// Drives A → C at 12 m/s with a fix every 5 s (60 m apart, from `startOffset`, 15 m: 375 m, 25 m before B, then
+    /// 435 m, 35 m past it) and stands at C, continuing to the next destination after each arrival as the agent does.
+    /// Returns (arrival waypoint title, metres along the street at the arrival fix) and the route change reasons.
+    private func run(_ configuration: NavigatorConfiguration, startOffset: Double = 15) throws
+        -> (arrivals: [(String, Double)], routes: [String])
+    {
         let roads = try twoStops()
         let nav = roads.navigator(configuration: configuration)
         _ = nav.process(RawFix(coordinate: roads["A"], timestamp: t0, speedMetersPerSecond: 0))
@@ -26,7 +28,9 @@ import Testing
         ).events
         var arrivals: [(String, Double)] = []
         for fix in drive(
-            roads.path("AC"), speed: 12, interval: 5, from: t0.addingTimeInterval(5), startOffset: 15, stopSeconds: 20) {
+            roads.path("AC"), speed: 12, interval: 5, from: t0.addingTimeInterval(5), startOffset: startOffset,
+            stopSeconds: 20)
+        {
             let out = nav.process(fix)
             events += out
             for arrival in out.arrivals {
@@ -37,20 +41,55 @@ import Testing
         return (arrivals, events.routeChanges.map { $0.reason.rawValue })
     }
 
+    /// The pass-through rule alone (without the nearest-fix rule, which would take the fix 25 m before B).
+    private var passingThroughOnly: NavigatorConfiguration {
+        var configuration = NavigatorConfiguration()
+        configuration.arrivalNearestFixMeters = 0
+        return configuration
+    }
+
     @Test func aWaypointDrivenThroughBetweenTwoFixesArrivesOnceAtTheFixAfterIt() throws {
-        let (arrivals, routes) = try run(NavigatorConfiguration())
+        let (arrivals, routes) = try run(passingThroughOnly)
         #expect(arrivals.map(\.0) == ["B", "C"])
         #expect(abs(arrivals[0].1 - 435) < 1)  // announced at the first fix past B: 35 m late, not missed
         #expect(!routes.contains("offRoute"))
     }
 
     @Test func withoutThePassThroughRuleTheWaypointIsMissed() throws {
-        var configuration = NavigatorConfiguration()
+        var configuration = passingThroughOnly
         configuration.arrivalByPassingThrough = false
         let (arrivals, routes) = try run(configuration)
         // B is never announced; the vehicle is taken off route and sent back to it, so C never arrives either.
         #expect(arrivals.isEmpty)
         #expect(routes == ["destinationsSet", "offRoute"])
+    }
+
+    /// The fix 20 m before B (the next is 40 m past it) announces B: the nearest fix to it there will be.
+    @Test func theFixNearestTheWaypointAnnouncesIt() throws {
+        let (arrivals, routes) = try run(NavigatorConfiguration(), startOffset: 20)
+        #expect(arrivals.map(\.0) == ["B", "C"])
+        #expect(abs(arrivals[0].1 - 380) < 1)
+        #expect(!routes.contains("offRoute"))
+        // Control: without the nearest-fix rule, the first fix past B, 40 m on.
+        let (late, _) = try run(passingThroughOnly, startOffset: 20)
+        #expect(abs(late[0].1 - 440) < 1)
+    }
+
+    /// The fix 25 m before B at 6 m/s (the next, 30 m on, would be 5 m past it) does not announce it: the next one,
+    /// standing at B, does.
+    @Test func aSlowVehicleIsNotAnnouncedAtTheFixBefore() throws {
+        let roads = try twoStops()
+        let nav = roads.navigator()
+        _ = nav.process(RawFix(coordinate: roads["A"], timestamp: t0, speedMetersPerSecond: 6))
+        _ = nav.setDestinations([NavigationWaypoint(coordinate: roads["B"], title: "B")], at: t0)
+        var arrivedAt: Double?
+        for fix in drive(
+            roads.path("AB"), speed: 6, interval: 5, from: t0.addingTimeInterval(5), startOffset: 15, stopSeconds: 10)
+        where arrivedAt == nil {
+            if !nav.process(fix).arrivals.isEmpty { arrivedAt = Geodesy.distanceMeters(fix.coordinate, roads["A"]) }
+        }
+        let at = try #require(arrivedAt)
+        #expect(at > 380, "announced \(400 - at) m before B")
     }
 
     /// (A regression guard: with exact fixes the estimate stays 46 m short; the plausibility check on the passing rule
