@@ -349,7 +349,7 @@ private func routeAll(_ router: Router, _ request: RouteRequest) throws -> Route
         let leg = try routeAll(fixture.router(configuration: ties), request(fixture, from: (10, 0), to: (100, 2)))
         #expect(fixture.names(leg) == ["a>b"])
         #expect(abs(leg.distanceMeters - 90) < 0.5)
-        // Control: only the nearest road (the default), loops round to arrive on the oneway (a → b → c → d).
+        // Control: only the nearest road (ties 0), loops round to arrive on the oneway (a → b → c → d).
         var nearestOnly = RouterConfiguration()
         nearestOnly.destinationTieMeters = 0
         let loop = try routeAll(fixture.router(configuration: nearestOnly), request(fixture, from: (10, 0), to: (100, 2)))
