@@ -343,7 +343,9 @@ public final class NavigatorCore {
                 progress?.velocity = 0
                 progress?.updatedAt = time
             }
-            if let arrival = checkArrival(snapped, previousFix: reference?.fix, interval: seconds, at: time) { events.append(arrival) }
+            if let arrival = checkArrival(snapped, previousFix: reference?.fix, interval: seconds, at: time) {
+                events.append(arrival)
+            }
             if let faster = checkFasterRoute(snapped, at: time) { events.append(faster) }
         }
         events += progressEvents(at: time)
