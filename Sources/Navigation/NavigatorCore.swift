@@ -57,6 +57,10 @@ public final class NavigatorCore {
     /// Snapped positions of about the last `derivedSpeedBaselineSeconds`, for a speed when the fixes carry none.
     private var recentPositions: [(time: Date, coordinate: Coordinate)] = []
     private var ownWay: (id: Int64, movingSeconds: Double, movingMeters: Double)?
+    /// The latest fix that was no position jump from the one consistent before it (see `consistentReference`).
+    private var lastConsistentFix: SnappedFix?
+    /// The fix before `lastSnapped`.
+    private var fixBeforeLast: SnappedFix?
     private var lastFasterRouteCheck: Date?
     /// The last GPS gap between two fixes of at least `arrivalAfterGapMinimumSeconds` (see `checkPassedDuringGap`).
     private var lastFixGap: (start: Date, end: Date)?
@@ -256,7 +260,11 @@ public final class NavigatorCore {
         if let last = lastSnapped, fix.timestamp < last.timestamp { return [] }
         let time = fix.timestamp
         let previous = lastSnapped
+        let beforePrevious = fixBeforeLast
+        fixBeforeLast = previous
         if var p = progress {
+            // The search window's hint carries the filter's own speed only: a hint ahead of the vehicle loses it
+            // (the window reaches less far behind than ahead), and each fix off the leg then carries it farther.
             p.route.progressMeters = predictedAlong(p, at: time)
             let unseen = time.timeIntervalSince(p.updatedAt) - configuration.progressSlackAfterSeconds
             p.route.progressSlackMeters = max(0, unseen) * configuration.progressSlackSpeedMetersPerSecond
@@ -290,9 +298,14 @@ public final class NavigatorCore {
                 refreshSeconds: configuration.trafficRefreshSeconds)
             progress = p
         }
+        let reference = consistentReference(for: snapped, previous: previous)
         if var p = progress, !p.arrived {
             let seconds = previous.map { time.timeIntervalSince($0.timestamp) }
-            if let arrival = checkPassedThrough(snapped, previous: previous, seconds: seconds, at: time) {
+            // Passing through is judged from the previous fix, or, when that one was off the route (an outlier
+            // just before the waypoint: 2 % of fixes), from the one before it.
+            let passedThrough = [previous, beforePrevious].lazy.compactMap { $0 }.filter { $0.isOnRoute }.first
+                .flatMap { checkPassedThrough(snapped, previous: $0, at: time) }
+            if let arrival = passedThrough {
                 events.append(arrival)  // not off route: past the waypoint, on the way out of it
             } else if let arrival = checkPassedDuringGap(snapped, previous: previous, at: time) {
                 events.append(arrival)  // not off route either: on the next leg, after a gap that hid the waypoint
@@ -333,10 +346,15 @@ public final class NavigatorCore {
             {
                 // A vehicle that says it stands is not moving along the leg either: without this the prediction
                 // kept the speed it had when it last matched the leg (arriving at a waypoint whose next leg starts
-                // elsewhere) and carried the search window away from it.
+                // elsewhere) and carried the search window away from it. It stood here now, where the filter left
+                // it: the prediction for the next fix starts from now (from the filter's last update, the mean of its
+                // speed and a moving fix's would carry a vehicle that stood a minute far ahead).
                 progress?.velocity = 0
+                progress?.updatedAt = time
             }
-            if let arrival = checkArrival(snapped, previousFix: previous?.fix, at: time) { events.append(arrival) }
+            if let arrival = checkArrival(snapped, previousFix: reference?.fix, interval: seconds, at: time) {
+                events.append(arrival)
+            }
             if let faster = checkFasterRoute(snapped, at: time) { events.append(faster) }
         }
         events += progressEvents(at: time)
@@ -719,21 +737,54 @@ public final class NavigatorCore {
         return !edges[around].contains(edge)
     }
 
+    /// The fix to judge this one against for arriving: the latest fix that was no position jump, so that one outlier
+    /// just before the waypoint (2 % of fixes) does not make the fix at the waypoint look like a jump. A fix that
+    /// jumped from it but agrees with the fix just before (two in a row elsewhere) is believed: the vehicle is there.
+    /// Returns nil for the first fix; updates `lastConsistentFix`.
+    private func consistentReference(for snapped: SnappedFix, previous: SnappedFix?) -> SnappedFix? {
+        guard let consistent = lastConsistentFix else {
+            lastConsistentFix = snapped
+            return nil
+        }
+        let seconds = { (f: SnappedFix) in snapped.timestamp.timeIntervalSince(f.timestamp) }
+        if !isPositionJump(snapped.fix, previous: consistent.fix, seconds: seconds(consistent)) {
+            lastConsistentFix = snapped
+            return consistent
+        }
+        if let previous, previous.timestamp != consistent.timestamp,
+            !isPositionJump(snapped.fix, previous: previous.fix, seconds: seconds(previous))
+        {
+            lastConsistentFix = snapped
+            return previous
+        }
+        return consistent  // this fix is the jump
+    }
+
     // MARK: Progress
 
-    private func predictedAlong(_ p: LegProgress, at time: Date) -> Double {
+    /// The filtered distance along the leg carried forward to `time`. With the new fix's own speed, the vehicle
+    /// covered the interval at the mean of the filter's speed and that one (constant acceleration): a vehicle
+    /// pulling away from a light between 5 s fixes is otherwise predicted where it stood, its first moving fix
+    /// lands outside the gate, and the estimate trails it by tens of metres past the waypoint.
+    private func predictedAlong(_ p: LegProgress, at time: Date, fixSpeed: Double? = nil) -> Double {
         let dt = max(0, time.timeIntervalSince(p.updatedAt))
-        return min(p.route.lengthMeters, p.along + p.velocity * dt)
+        return min(p.route.lengthMeters, p.along + intervalSpeed(p, fixSpeed: fixSpeed) * dt)
+    }
+
+    /// The speed along the leg over the interval since the filter's last update, m/s (see `predictedAlong`).
+    private func intervalSpeed(_ p: LegProgress, fixSpeed: Double?) -> Double {
+        guard let fixSpeed, fixSpeed >= 0 else { return p.velocity }
+        return (p.velocity + min(fixSpeed, configuration.maximumSpeedMetersPerSecond)) / 2
     }
 
     /// α-β filter on the distance along the leg, with an outlier gate.
     private func track(_ p: inout LegProgress, measurement: Double, snapped: SnappedFix, speed: Double?) {
         let time = snapped.timestamp
         let dt = max(0, time.timeIntervalSince(p.updatedAt))
-        let predicted = predictedAlong(p, at: time)
+        let predicted = predictedAlong(p, at: time, fixSpeed: snapped.fix.speedMetersPerSecond)
         let residual = measurement - predicted
         let accuracy = snapped.fix.horizontalAccuracyMeters ?? configuration.defaultHorizontalAccuracyMeters
-        let gate = 3 * accuracy + 0.5 * p.velocity * dt + 10
+        let gate = 3 * accuracy + 0.5 * intervalSpeed(p, fixSpeed: snapped.fix.speedMetersPerSecond) * dt + 10
         // Three outliers in a row are believed (the vehicle really is there) — unless the fix's own speed says
         // it cannot have got there (standing at a waypoint while the leg passes nearby again further on); ten are
         // believed regardless.
@@ -759,7 +810,11 @@ public final class NavigatorCore {
         p.lastMeasurement = measurement
     }
 
-    private func checkArrival(_ snapped: SnappedFix, previousFix: RawFix?, at time: Date) -> NavigationEvent? {
+    /// `previousFix`: the latest consistent fix (see `consistentReference`); `interval`: seconds since the previous
+    /// fix, whatever it was (the fix rate).
+    private func checkArrival(_ snapped: SnappedFix, previousFix: RawFix?, interval: Double?, at time: Date)
+        -> NavigationEvent?
+    {
         guard var p = progress, !p.arrived, let destination = destinations.first else { return nil }
         let length = p.route.lengthMeters
         let estimateClose = length - p.along <= configuration.arrivalRadiusMeters
@@ -826,10 +881,26 @@ public final class NavigatorCore {
         let estimateLimit = min(
             1.5 * configuration.arrivalPassingEstimateMeters, max(configuration.arrivalPassingEstimateMeters, step / 2))
         let passingClose = plausible
-            && length - max(p.along, predictedAlong(p, at: time)) <= estimateLimit
+            && length - max(p.along, predictedAlong(p, at: time, fixSpeed: snapped.fix.speedMetersPerSecond))
+                <= estimateLimit
             && snapped.edge != nil && straightLine(snapped.coordinate) <= configuration.arrivalRadiusMeters
             && straightLine(snapped.fix.coordinate) <= max(configuration.arrivalRawCorridorMeters, 2 * accuracy)
+        // Sparse fixes at speed: this fix is the nearest to the waypoint there will be (the next one, a fix interval
+        // on at this speed, lands more than `arrivalNearestFixMeters` past it), and both the matched position and
+        // the raw fix put it within that radius, along the leg and in a straight line.
+        let nearestFix: Bool = {
+            guard configuration.arrivalNearestFixMeters > 0, plausible, snapped.isOnRoute, snapped.edge != nil,
+                let match = snapped.routeMatch, let raw = snapped.rawRouteMatch, let interval, interval > 0
+            else { return false }
+            let toGo = max(0, length - match.distanceAlongLegMeters, length - raw.distanceAlongLegMeters)
+            let radius = configuration.arrivalNearestFixMeters
+            let speed = snapped.fix.speedMetersPerSecond ?? ownSpeed ?? 0
+            return toGo <= radius && speed * interval - toGo > radius
+                && straightLine(snapped.coordinate) <= radius && straightLine(snapped.fix.coordinate) <= radius
+                && raw.distanceFromRouteMeters <= max(configuration.arrivalRawCorridorMeters, 2 * accuracy)
+        }()
         guard (estimateClose && measurementClose && snapped.isOnRoute) || (nearEnd && !explainedByLeg) || passingClose
+            || nearestFix
         else {
             return nil
         }
@@ -839,10 +910,9 @@ public final class NavigatorCore {
     /// The vehicle's matched positions at the previous fix and this one lie on either side of the leg's end, the
     /// line between them passes within `arrivalRadiusMeters` of it, and the estimate before this fix could have
     /// reached the end: it drove through between two sparse fixes (see `arrivalByPassingThrough`).
-    private func checkPassedThrough(
-        _ snapped: SnappedFix, previous: SnappedFix?, seconds: Double?, at time: Date
-    ) -> NavigationEvent? {
-        guard configuration.arrivalByPassingThrough, var p = progress, !p.arrived, let previous, let seconds,
+    private func checkPassedThrough(_ snapped: SnappedFix, previous: SnappedFix, at time: Date) -> NavigationEvent? {
+        let seconds = time.timeIntervalSince(previous.timestamp)
+        guard configuration.arrivalByPassingThrough, var p = progress, !p.arrived,
             seconds > 0, previous.edge != nil, previous.isOnRoute, snapped.edge != nil,
             !isPositionJump(snapped.fix, previous: previous.fix, seconds: seconds)
         else { return nil }

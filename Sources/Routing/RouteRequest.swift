@@ -109,9 +109,13 @@ public struct RouterConfiguration: Sendable, Hashable {
     /// nearest one, metres; the search takes whichever is cheapest. Overlapping and closely parallel ways (a
     /// tram-and-car pair, the two halves of a split street, a slip lane) put the nearest road 1–5 m from the one the
     /// vehicle can reach directly, and a single candidate then made the leg loop round the block to arrive in the
-    /// other direction. Default 0 (only the nearest road): with 5 m, `scripts/fault-burst`'s standing vehicle, whose
-    /// fixes jump 0–111 m, got a leg ending on another road and never arrived; to be understood before it is on.
-    public var destinationTieMeters: Double = 0
+    /// other direction. Only roads whose own nearest point lies within this of the nearest road's count (the same
+    /// place: a parallel way, a way meeting it at the node by the waypoint): for a waypoint 32 m from every road (the
+    /// middle of Kauppatori, `scripts/fault-burst`) a road 2 m farther but 11 m along the kerb from the nearest point
+    /// was cheaper, the leg ended there, and the vehicle standing by the nearest road never came within the
+    /// standing-arrival radius of it. Default 5 m (SUMO Helsinki: a waypoint at the node where two ways meet, the
+    /// nearest edge's direction only reachable round a 450 m loop, arrived on the other way); 0: the nearest road.
+    public var destinationTieMeters: Double = 5
     /// A road direction matches a preferred heading when its bearing differs by at most this. Default 45°.
     public var headingToleranceDegrees: Double = 45
     /// Traffic drives on the right (the same-side rule picks the direction whose right faces the waypoint).

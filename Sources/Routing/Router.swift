@@ -224,8 +224,14 @@ public final class Router {
         }
         guard arriving && !waypoint.preferSameSideOfRoad && configuration.destinationTieMeters > 0 else { return result }
         var all = result
+        // Only roads through about the same place: a tie's own point within the tie distance of the nearest road's
+        // (an overlapping or closely parallel way, a way meeting it at the node nearest the waypoint). A waypoint
+        // far from every road (the middle of a square) has roads nearly as near tens of metres apart along the
+        // kerb; ending the leg on one of those moves the arrival point away from where the vehicle stops.
         for snap in snaps.dropFirst()
-        where snap.distanceMeters <= nearest.distanceMeters + configuration.destinationTieMeters {
+        where snap.distanceMeters <= nearest.distanceMeters + configuration.destinationTieMeters
+            && Geodesy.distanceMeters(snap.point, nearest.point) <= configuration.destinationTieMeters
+        {
             for option in bothDirections(of: snap, model) where !all.contains(option) { all.append(option) }
         }
         return all

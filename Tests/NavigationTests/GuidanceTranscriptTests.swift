@@ -35,7 +35,10 @@ private func only(_ kinds: Set<String>, _ lines: [String]) -> [String] {
                 // Free flow 50 km/h at the start; the own 10 m/s (smoothed, so ramping up) takes over on the way,
                 // and the trip's pace (10 m/s where the model says 13.9) lengthens the rest.
                 "route(destinationsSet ok leg=0 legs=1)", "time(29)", "distance(400)",
-                "time(43)", "time(33)", "distance(300)", "time(23)", "distance(200)", "time(12)", "distance(100)",
+                // Standing at A at 0 m/s, then at A again at 10 m/s: the progress filter takes it to have pulled
+                // away (the mean of both speeds over the second, 5 m), runs a little ahead of the fixes and catches
+                // up, so each 100 m step is reported one fix later (190, 80).
+                "time(43)", "time(33)", "distance(300)", "time(23)", "distance(190)", "time(12)", "distance(80)",
                 "time(2)", "arrival(0 'B' left=0)",
             ])
         #expect(!nav.isGuidanceActive)
@@ -64,20 +67,23 @@ private func only(_ kinds: Set<String>, _ lines: [String]) -> [String] {
     }
 
     @Test func thresholdBoundaries() throws {
-        // Exact positions at constant speed: progress advances exactly 10 m per fix.
+        // Exact positions at constant speed: progress advances exactly 10 m per fix. (Already moving at A: the
+        // progress filter carries the vehicle forward at the mean of its speed and the fix's, so a vehicle standing
+        // at A that reports 10 m/s a second later is taken to have pulled away, 5 m on.)
         let roads = try straight()
         let nav = roads.navigator()
         nav.distanceUpdateThresholdMeters = 30
         nav.timeUpdateThresholdSeconds = 1000
-        _ = nav.process(RawFix(coordinate: roads["A"], timestamp: t0, speedMetersPerSecond: 0))
+        _ = nav.process(RawFix(coordinate: roads["A"], timestamp: t0, speedMetersPerSecond: 10))
         _ = nav.setDestinations([NavigationWaypoint(coordinate: roads["B"])], at: t0)
-        let events = nav.process(Array(drive(roads.path("AB"), speed: 10, from: t0.addingTimeInterval(1)).prefix(13)))
+        let events = nav.process(
+            Array(drive(roads.path("AB"), speed: 10, from: t0.addingTimeInterval(1), startOffset: 10).prefix(13)))
         // 400 reported at setDestinations; then a change of 30 m (not 20, not 29.9) triggers the next.
         #expect(events.remainingDistances.map { Int($0.remainingMeters.rounded()) } == [370, 340, 310, 280])
         #expect(events.remainingTimes.isEmpty)
         nav.distanceUpdateThresholdMeters = 10.5
         let more = nav.process(
-            Array(drive(roads.path("AB"), speed: 10, from: t0.addingTimeInterval(14), startOffset: 130).prefix(4)))
+            Array(drive(roads.path("AB"), speed: 10, from: t0.addingTimeInterval(14), startOffset: 140).prefix(4)))
         #expect(more.remainingDistances.map { Int($0.remainingMeters.rounded()) } == [260, 240])
     }
 

@@ -13,16 +13,20 @@ import Testing
         try DrawnRoads("A-------B-------C", gridMeters: 50, ways: [.init("ABC")])
     }
 
-    /// Drives A → C at 12 m/s with a fix every 5 s (60 m apart, from 15 m: 375 m, 25 m before B, then 435 m, 35 m
-    /// past it) and stands at C, continuing to the next destination after each arrival as the agent does. Returns
-    /// (arrival waypoint title, metres along the street at the arrival fix) and the route change reasons.
-    private func run(_ configuration: NavigatorConfiguration) throws -> (arrivals: [(String, Double)], routes: [String]) {
+    /// Drives A → C at 12 m/s with a fix every 5 s (60 m apart, from `startOffset`, 15 m: 375 m, 25 m before B, then
+    /// 435 m, 35 m past it) and stands at C, continuing to the next destination after each arrival as the agent does.
+    /// Returns (arrival waypoint title, metres along the street at the arrival fix) and the route change reasons.
+    private func run(_ configuration: NavigatorConfiguration, startOffset: Double = 15) throws
+        -> (arrivals: [(String, Double)], routes: [String])
+    {
         let roads = try twoStops()
         let (nav, setEvents) = startAtA(roads, stops: "BC", configuration)
         var events = setEvents
         var arrivals: [(String, Double)] = []
         for fix in drive(
-            roads.path("AC"), speed: 12, interval: 5, from: t0.addingTimeInterval(5), startOffset: 15, stopSeconds: 20) {
+            roads.path("AC"), speed: 12, interval: 5, from: t0.addingTimeInterval(5), startOffset: startOffset,
+            stopSeconds: 20)
+        {
             let out = nav.process(fix)
             events += out
             for arrival in out.arrivals {
@@ -33,20 +37,55 @@ import Testing
         return (arrivals, events.routeChanges.map { $0.reason.rawValue })
     }
 
+    /// The pass-through rule alone (without the nearest-fix rule, which would take the fix 25 m before B).
+    private var passingThroughOnly: NavigatorConfiguration {
+        var configuration = NavigatorConfiguration()
+        configuration.arrivalNearestFixMeters = 0
+        return configuration
+    }
+
     @Test func aWaypointDrivenThroughBetweenTwoFixesArrivesOnceAtTheFixAfterIt() throws {
-        let (arrivals, routes) = try run(NavigatorConfiguration())
+        let (arrivals, routes) = try run(passingThroughOnly)
         #expect(arrivals.map(\.0) == ["B", "C"])
         #expect(abs(arrivals[0].1 - 435) < 1)  // announced at the first fix past B: 35 m late, not missed
         #expect(!routes.contains("offRoute"))
     }
 
     @Test func withoutThePassThroughRuleTheWaypointIsMissed() throws {
-        var configuration = NavigatorConfiguration()
+        var configuration = passingThroughOnly
         configuration.arrivalByPassingThrough = false
         let (arrivals, routes) = try run(configuration)
         // B is never announced; the vehicle is taken off route and sent back to it, so C never arrives either.
         #expect(arrivals.isEmpty)
         #expect(routes == ["destinationsSet", "offRoute"])
+    }
+
+    /// The fix 20 m before B (the next is 40 m past it) announces B: the nearest fix to it there will be.
+    @Test func theFixNearestTheWaypointAnnouncesIt() throws {
+        let (arrivals, routes) = try run(NavigatorConfiguration(), startOffset: 20)
+        #expect(arrivals.map(\.0) == ["B", "C"])
+        #expect(abs(arrivals[0].1 - 380) < 1)
+        #expect(!routes.contains("offRoute"))
+        // Control: without the nearest-fix rule, the first fix past B, 40 m on.
+        let (late, _) = try run(passingThroughOnly, startOffset: 20)
+        #expect(abs(late[0].1 - 440) < 1)
+    }
+
+    /// The fix 25 m before B at 6 m/s (the next, 30 m on, would be 5 m past it) does not announce it: the next one,
+    /// standing at B, does.
+    @Test func aSlowVehicleIsNotAnnouncedAtTheFixBefore() throws {
+        let roads = try twoStops()
+        let nav = roads.navigator()
+        _ = nav.process(RawFix(coordinate: roads["A"], timestamp: t0, speedMetersPerSecond: 6))
+        _ = nav.setDestinations([NavigationWaypoint(coordinate: roads["B"], title: "B")], at: t0)
+        var arrivedAt: Double?
+        for fix in drive(
+            roads.path("AB"), speed: 6, interval: 5, from: t0.addingTimeInterval(5), startOffset: 15, stopSeconds: 10)
+        where arrivedAt == nil {
+            if !nav.process(fix).arrivals.isEmpty { arrivedAt = Geodesy.distanceMeters(fix.coordinate, roads["A"]) }
+        }
+        let at = try #require(arrivedAt)
+        #expect(at > 380, "announced \(400 - at) m before B")
     }
 
     /// (A regression guard: with exact fixes the estimate stays 46 m short; the plausibility check on the passing rule
@@ -65,6 +104,69 @@ import Testing
         }
         let at = try #require(arrivedAt)
         #expect(at > 400 - 30, "announced \(400 - at) m before B")
+    }
+
+    /// A fix at `along` metres on the street A → C, `northMeters` off it (an outlier), every 5 s.
+    private func fix(
+        _ roads: DrawnRoads, along: Double, speed: Double, at seconds: Double, northMeters: Double = 0
+    ) -> RawFix {
+        var p = PolylineGeometry.point(along: roads.path("AC"), offsetMeters: along)!
+        p.latitude += northMeters / 111_195
+        return RawFix(
+            coordinate: p, timestamp: t0.addingTimeInterval(seconds), horizontalAccuracyMeters: 5,
+            courseDegrees: speed > 0 ? 90 : nil, speedMetersPerSecond: speed)
+    }
+
+    /// Feeds `fixes` to a navigator guiding to B then C (continuing after each arrival). Returns, per arrival, the
+    /// waypoint's title and the metres along the street of the fix that announced it.
+    private func arrivals(_ roads: DrawnRoads, _ fixes: [(along: Double, speed: Double, north: Double)])
+        -> [(String, Double)]
+    {
+        let nav = roads.navigator()
+        _ = nav.process(fix(roads, along: fixes[0].along, speed: 0, at: 0))
+        _ = nav.setDestinations(
+            [NavigationWaypoint(coordinate: roads["B"], title: "B"), NavigationWaypoint(coordinate: roads["C"], title: "C")],
+            at: t0)
+        var result: [(String, Double)] = []
+        for (i, f) in fixes.enumerated() {
+            let time = Double(i + 1) * 5
+            for arrival in nav.process(fix(roads, along: f.along, speed: f.speed, at: time, northMeters: f.north)).arrivals {
+                result.append((arrival.waypoint.title, f.along))
+                _ = nav.continueToNextDestination(at: t0.addingTimeInterval(time))
+            }
+        }
+        return result
+    }
+
+    /// SUMO Helsinki probe20 at 5 s: standing at a light 55 m short of the waypoint, the vehicle pulls away; the next
+    /// fix is an outlier, the one after lies on the waypoint at 10 m/s. The progress filter had predicted the
+    /// vehicle where it stood (speed 0), rejected the fix on the waypoint as too far ahead, and the fix 50 m past
+    /// it announced the arrival (48 m late). Now the prediction uses the mean of the filter's speed and the fix's
+    /// (a constant acceleration), and the fix on the waypoint announces it.
+    @Test func pullingAwayFromALightThroughAnOutlierArrivesAtTheFixOnTheWaypoint() throws {
+        let roads = try twoStops()
+        var fixes: [(along: Double, speed: Double, north: Double)] = Array(repeating: (345, 0, 0), count: 4)
+        fixes.append((372, 6, 90))  // the outlier
+        for k in 0..<9 { fixes.append((398 + 50 * Double(k), 10, 0)) }
+        fixes += Array(repeating: (800, 0, 0), count: 4)
+        let result = arrivals(roads, fixes)
+        #expect(result.map(\.0) == ["B", "C"])
+        #expect(abs((result.first?.1 ?? 0) - 398) < 1, "announced at \(result.first?.1 ?? .nan) m, B is at 400 m")
+    }
+
+    /// An outlier between the last fix before the waypoint and the first past it: the pass through is judged between
+    /// those two (the outlier is no position to pass from, and the fix after it is no jump from the one before).
+    /// Before, the waypoint was never announced (the fix past it was a "jump" from the outlier) and C neither.
+    @Test func anOutlierJustBeforeTheWaypointDoesNotHideThePassingThrough() throws {
+        let roads = try twoStops()
+        var fixes: [(along: Double, speed: Double, north: Double)] = []
+        for k in 0..<6 { fixes.append((20 + 70 * Double(k), 14, 0)) }  // … 300, 370
+        fixes.append((405, 14, 95))  // the outlier, 95 m north of B
+        for k in 0..<6 { fixes.append((440 + 70 * Double(k), 14, 0)) }  // 440 … 790
+        fixes += Array(repeating: (800, 0, 0), count: 4)
+        let result = arrivals(roads, fixes)
+        #expect(result.map(\.0) == ["B", "C"])
+        #expect(abs((result.first?.1 ?? 0) - 440) < 1, "announced at \(result.first?.1 ?? .nan) m, B is at 400 m")
     }
 }
 

@@ -349,12 +349,32 @@ private func routeAll(_ router: Router, _ request: RouteRequest) throws -> Route
         let leg = try routeAll(fixture.router(configuration: ties), request(fixture, from: (10, 0), to: (100, 2)))
         #expect(fixture.names(leg) == ["a>b"])
         #expect(abs(leg.distanceMeters - 90) < 0.5)
-        // Control: only the nearest road (the default), loops round to arrive on the oneway (a → b → c → d).
+        // Control: only the nearest road (ties 0), loops round to arrive on the oneway (a → b → c → d).
         var nearestOnly = RouterConfiguration()
         nearestOnly.destinationTieMeters = 0
         let loop = try routeAll(fixture.router(configuration: nearestOnly), request(fixture, from: (10, 0), to: (100, 2)))
         #expect(fixture.names(loop) == ["a>b", "b>c", "c>d"])
         #expect(abs(loop.distanceMeters - (190 + 3 + 100)) < 0.5)
+    }
+
+    @Test func aRoadNearlyAsNearButElsewhereIsNoCandidate() throws {
+        // A waypoint in the middle of a square, 32 m from the street a–b and 34 m from the side road m–n leaving it
+        // at x = 66: the side road is within the tie distance and cheaper to reach (56 + 32 m against 90 m), but its
+        // nearest point (66, 32) lies 44 m from the street's (100, 0): another place. The leg ends on the street.
+        // (Before ties were limited to roads through about the same place, it ended on m–n; a vehicle standing by
+        // the street, as `scripts/fault-burst`'s does, never came within the standing-arrival radius of that end.)
+        var map = FixtureMap()
+        for (name, x, y) in [("a", 0.0, 0.0), ("b", 200, 0), ("m", 66, 0), ("n", 66, 100)] {
+            map.node(name, x: x, y: y)
+        }
+        map.road(["a", "m", "b"])
+        map.road(["m", "n"])
+        let fixture = try map.build()
+        var ties = RouterConfiguration()
+        ties.destinationTieMeters = 5
+        let leg = try routeAll(fixture.router(configuration: ties), request(fixture, from: (10, 0), to: (100, 32)))
+        #expect(fixture.names(leg) == ["a>m", "m>b"])
+        #expect(abs(leg.distanceMeters - 90) < 0.5)
     }
 
     @Test func aRoadFartherThanTheTieIsNoCandidate() throws {
