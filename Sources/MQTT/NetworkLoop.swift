@@ -26,6 +26,7 @@ final class NetworkLoop {
     private let onEvent: @Sendable (MQTTConnectionEvent) -> Void
     private let liveness: ClientLiveness
     private let clock = ContinuousClock()
+    private let groupCommit: GroupCommit
 
     private var handle: MosquittoHandle!
     private var machine: ConnectionStateMachine
@@ -61,6 +62,7 @@ final class NetworkLoop {
         self.liveness = liveness
         self.configuration = configuration
         self.outbox = outbox
+        self.groupCommit = GroupCommit(outbox: outbox)
         self.mailbox = mailbox
         self.onMessage = onMessage
         self.onEvent = onEvent
@@ -91,6 +93,7 @@ final class NetworkLoop {
             checkTimers()
         }
         handle = nil  // mosquitto_destroy
+        groupCommit.waitUntilIdle()
         // Report first, then release waiters, so `await stop()` returns after the last event.
         onEvent(.stopped(nil))
         failWaiters()
@@ -320,10 +323,15 @@ final class NetworkLoop {
             loop.messagesDelivered &+= 1
             loop.onMessage(MQTTMessage(topic: String(cString: topic), payload: payload, retain: message.retain))
         }
-        mosquitto_log_callback_set(raw) { _, userdata, level, text in
-            guard level & Int32(MOSQ_LOG_ERR) != 0, let text else { return }
-            let loop = NetworkLoop.from(userdata)
-            if loop.libraryErrorLines.count < 8 { loop.libraryErrorLines.append(String(cString: text)) }
+        // Only over TLS, the one case whose errors need libmosquitto's log (OpenSSL's reason): with a log callback
+        // set, libmosquitto formats a debug line (malloc + vsnprintf) for every packet it sends or receives, four
+        // per fix in fleet mode, whatever level the callback keeps.
+        if configuration.broker.usesTLS {
+            mosquitto_log_callback_set(raw) { _, userdata, level, text in
+                guard level & Int32(MOSQ_LOG_ERR) != 0, let text else { return }
+                let loop = NetworkLoop.from(userdata)
+                if loop.libraryErrorLines.count < 8 { loop.libraryErrorLines.append(String(cString: text)) }
+            }
         }
     }
 
@@ -386,7 +394,8 @@ final class NetworkLoop {
 
     private func pumpOutbox() {
         if clock.now - lastOutboxSync >= .seconds(1) {
-            try? outbox.sync()  // group commit: bounds what a power loss can take to about a second
+            // Group commit, on its own thread: bounds what a power loss can take to about a second.
+            groupCommit.request()
             lastOutboxSync = clock.now
         }
         guard sessionUp, finalMid == nil, machine.state == .connected else { return }
