@@ -148,6 +148,7 @@ public final class AgentRuntime: @unchecked Sendable {
         client = try MQTTClient(
             configuration: mqtt, outbox: outbox,
             onMessage: { message in inbox.deliver(message) },
+            onMessagesDelivered: { inbox.deliveriesEnded() },
             onEvent: { [logger] event in
                 AgentRuntime.log(event, logger: logger, topics: topics)
                 health.note(event)
@@ -199,6 +200,7 @@ public final class AgentRuntime: @unchecked Sendable {
         syncExclusively {
             for timer in timers { timer.cancel() }
             timers = []
+            flushPendingOutputs()
             retryBacklog()
         }
         // Give what is queued a moment to go out first; whatever is left stays in the outbox on disk

@@ -23,6 +23,7 @@ final class NetworkLoop {
     private let outbox: Outbox
     private let mailbox: ClientMailbox
     private let onMessage: @Sendable (MQTTMessage) -> Void
+    private let onMessagesDelivered: @Sendable () -> Void
     private let onEvent: @Sendable (MQTTConnectionEvent) -> Void
     private let liveness: ClientLiveness
     private let clock = ContinuousClock()
@@ -56,7 +57,7 @@ final class NetworkLoop {
 
     init(
         configuration: MQTTConfiguration, outbox: Outbox, mailbox: ClientMailbox,
-        onMessage: @escaping @Sendable (MQTTMessage) -> Void,
+        onMessage: @escaping @Sendable (MQTTMessage) -> Void, onMessagesDelivered: @escaping @Sendable () -> Void = {},
         onEvent: @escaping @Sendable (MQTTConnectionEvent) -> Void, liveness: ClientLiveness = ClientLiveness()
     ) {
         self.liveness = liveness
@@ -65,6 +66,7 @@ final class NetworkLoop {
         self.groupCommit = GroupCommit(outbox: outbox)
         self.mailbox = mailbox
         self.onMessage = onMessage
+        self.onMessagesDelivered = onMessagesDelivered
         self.onEvent = onEvent
         self.machine = ConnectionStateMachine(policy: configuration.reconnect)
         self.lastOutboxSync = clock.now
@@ -123,7 +125,10 @@ final class NetworkLoop {
             let corked = inflight.count < Self.inflightToCorkReads ? false : cork()
             let deliveredBefore = messagesDelivered
             callLoop("mosquitto_loop_read") { mosquitto_loop_read($0, 1) }
-            if messagesDelivered != deliveredBefore { pumpOutbox() }
+            if messagesDelivered != deliveredBefore {
+                onMessagesDelivered()
+                pumpOutbox()
+            }
             if corked { uncork() }
         }
         if handle.socket >= 0 && (revents & Int16(POLLOUT) != 0) {
