@@ -85,6 +85,22 @@ func threadCPUSeconds(_ pid: Int32) -> [String: Double] {
     return result
 }
 
+/// Time a process's threads spent runnable but waiting for a CPU, and how many times they were scheduled in, from
+/// /proc/PID/task/*/schedstat (nanoseconds on the CPU, nanoseconds waiting on a run queue, time slices).
+func runQueueWait(_ pid: Int32) -> (waitSeconds: Double, slices: Int) {
+    guard pid > 0 else { return (.nan, 0) }
+    var wait = 0.0, slices = 0
+    for task in (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? [] {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/schedstat", encoding: .utf8) else { continue }
+        let fields = text.split(separator: " ")
+        guard fields.count >= 3, let w = Double(fields[1]), let n = Int(fields[2].trimmingCharacters(in: .whitespacesAndNewlines))
+        else { continue }
+        wait += w / 1e9
+        slices += n
+    }
+    return (wait, slices)
+}
+
 /// What the subscriber saw: receive time per key.
 final class Arrivals: Sendable {
     let received = Mutex<[String: UInt64]>([:])
@@ -138,6 +154,7 @@ func latency(_ o: Options) throws {
     let broker = try BrokerURL(parsing: o.string("broker", "mqtt://127.0.0.1:1883"))
     let graph = try RoadGraph(contentsOf: URL(fileURLWithPath: o.string("map", "")))
     let agentPID = Int32(o.int("agent-pid", 0))
+    let brokerPID = Int32(o.int("broker-pid", 0))
     let fixCount = o.int("fixes", 600)
     let rate = Double(o.int("rate", 20))
     let vehicle = "bench-1"
@@ -193,6 +210,8 @@ func latency(_ o: Options) throws {
     var sent: [String: UInt64] = [:]
     var clock = Date()
     var published = 0
+    let agentWaitBefore = runQueueWait(agentPID), brokerWaitBefore = runQueueWait(brokerPID)
+    let selfWaitBefore = runQueueWait(getpid())
     var last = RawFix(coordinate: origin, timestamp: clock, horizontalAccuracyMeters: 5)
     while published < fixCount {
         Thread.sleep(forTimeInterval: max(0, clock.addingTimeInterval(interval).timeIntervalSinceNow))
@@ -207,6 +226,7 @@ func latency(_ o: Options) throws {
                         kind: .event)
         published += 1
     }
+    let agentWait = runQueueWait(agentPID), brokerWait = runQueueWait(brokerPID), selfWait = runQueueWait(getpid())
     Thread.sleep(forTimeInterval: 1)
     let stats = processStats(agentPID)
     stop([pub, sub])
@@ -228,6 +248,21 @@ func latency(_ o: Options) throws {
     print(line("fix → nav/eta", eta, of: fixCount))
     print(String(format: "p50 snapped / floor: %.2fx", percentile(snapped, 0.5) / percentile(floor, 0.5)))
     print(String(format: "agent resident memory: %.1f MB, CPU %.2f s", stats.rssMB, stats.cpuSeconds))
+    // The scheduler's share of the tail: a fix wakes the broker twice, the agent and this benchmark's clients once
+    // each; on a loaded machine each wake-up may wait for a CPU (/proc/PID/task/*/schedstat, over the agent part).
+    func waiting(_ name: String, _ before: (waitSeconds: Double, slices: Int), _ after: (waitSeconds: Double, slices: Int))
+        -> String
+    {
+        let slices = after.slices - before.slices
+        let wait = after.waitSeconds - before.waitSeconds
+        return String(format: "%@ %.0f ms in all, %.3f ms per time slice (%d slices)", name as NSString, wait * 1000,
+                      slices > 0 ? wait / Double(slices) * 1000 : Double.nan, slices)
+    }
+    print("waiting for a CPU while runnable, during the \(fixCount) fixes: "
+        + [waiting("agent", agentWaitBefore, agentWait), waiting("broker", brokerWaitBefore, brokerWait),
+           waiting("benchmark", selfWaitBefore, selfWait)].joined(separator: "; "))
+    print("load average: " + ((try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? "?")
+        .split(separator: " ").prefix(3).joined(separator: " "))
     // The agent's own part (network thread → outputs queued), from its last agent/metrics (last 4096 fixes).
     if let text = arrivals.metrics.withLock({ $0.last?.text }),
        let m = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
@@ -270,33 +305,34 @@ func fleet(_ o: Options) throws {
     var positions: [[Coordinate]] = (0..<vehicles).map { k in
         crawl(graph.geometry(of: drivable[(k * 7919) % drivable.count]), metersPerSecond: 5)
     }
-    var tripDestinations: [Coordinate] = []
+    // Which vehicles drive a trip (those whose start has a route of 2 km or more: a few start on an island or a
+    // oneway stub, and crawl instead), its destination and length.
+    var tripDestination: [Coordinate?] = Array(repeating: nil, count: vehicles)
     var tripMeters: [Double] = []
     let routingStarted = Date()
-    for k in 0..<tripCount {
-        // A destination at least 2 km along the roads away (so no trip ends during the run), tried edge by edge.
+    var candidate = 0
+    while tripMeters.count < tripCount && candidate < vehicles {
+        let k = candidate
+        candidate += 1
         let origin = positions[k][0]
-        var attempt = 1
-        while attempt < 40 {
+        for attempt in 1...8 {
             let destination = graph.geometry(of: drivable[(k * 104_729 + attempt * 7_727) % drivable.count])[0]
-            attempt += 1
             let navigator = NavigatorCore(graph: graph)
             let start = Date()
             _ = navigator.process(RawFix(coordinate: origin, timestamp: start, horizontalAccuracyMeters: 5))
             let result = navigator.setDestinations([NavigationWaypoint(coordinate: destination)], at: start)
             guard result.status == .ok, let leg = navigator.currentRouteLeg, leg.distanceMeters > 2_000 else { continue }
             positions[k] = crawl(leg.geometry, metersPerSecond: 10)
-            tripDestinations.append(destination)
+            tripDestination[k] = destination
             tripMeters.append(leg.distanceMeters)
             break
         }
-        if tripDestinations.count == k { print("vehicle v\(k): no route of 2 km found; it drives without a trip") ; break }
     }
-    let trips = tripDestinations.count
+    let trips = tripMeters.count
     if tripCount > 0 {
-        print(String(format: "trips: %d of %d vehicles have an assignment (routes %.1f–%.1f km; planned in %.1f s by the benchmark)",
-                     trips, vehicles, (tripMeters.min() ?? 0) / 1000, (tripMeters.max() ?? 0) / 1000,
-                     Date().timeIntervalSince(routingStarted)))
+        print(String(format: "trips: %d of %d vehicles have an assignment (routes %.1f–%.1f km, planned in %.1f s by the "
+                     + "benchmark; %d vehicles tried)", trips, vehicles, (tripMeters.min() ?? 0) / 1000,
+                     (tripMeters.max() ?? 0) / 1000, Date().timeIntervalSince(routingStarted), candidate))
     }
 
     let arrivals = Arrivals()
@@ -325,8 +361,7 @@ func fleet(_ o: Options) throws {
         let fix = RawFix(coordinate: positions[k][0], timestamp: Date().addingTimeInterval(-2), horizontalAccuracyMeters: 5)
         _ = try? pub.publish(topic: "fleet/v\(k)/location/raw", payload: Array(OutputPayloads.rawFix(fix).utf8), retain: false,
                              kind: .event, wakeNetworkThread: k % 100 == 99)
-        if k < trips {
-            let d = tripDestinations[k]
+        if let d = tripDestination[k] {
             let assignment = #"{"assignmentId":"bench-\#(k)","waypoints":[{"lat":\#(d.latitude),"lon":\#(d.longitude),"title":"far"}]}"#
             _ = try? pub.publish(topic: "fleet/v\(k)/nav/destinations", payload: Array(assignment.utf8), retain: true,
                                  kind: .event, wakeNetworkThread: false)
@@ -388,7 +423,7 @@ func fleet(_ o: Options) throws {
             batch.removeAll(keepingCapacity: true)
             while k < vehicles {
                 let fix = RawFix(coordinate: positions[k][second + 1], timestamp: now, horizontalAccuracyMeters: 5,
-                                 speedMetersPerSecond: k < trips ? 10 : 5)
+                                 speedMetersPerSecond: tripDestination[k] == nil ? 5 : 10)
                 if k == 0 { sent[ISO8601Timestamp.string(from: now)] = nowNanoseconds() }
                 batch.append(OutboxEntry(topic: "fleet/v\(k)/location/raw", payload: Array(OutputPayloads.rawFix(fix).utf8),
                                          retain: false, kind: .event))
