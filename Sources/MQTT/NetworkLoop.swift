@@ -119,19 +119,15 @@ final class NetworkLoop {
             // Errors are reported through on_disconnect (libmosquitto calls it and closes the socket).
             if revents & Int16(POLLIN) != 0 { liveness.brokerBytesReceived() }
             // Corked while reading when many packets are likely (libmosquitto reads as many per call as we have
-            // messages in flight), or when the last read's messages had outputs to send (fixes handled inline):
-            // libmosquitto writes a PUBACK for every QoS 1 message it reads, the outputs follow in `pumpOutbox`,
-            // and all of them leave as one segment below instead of one each through loopback or the network.
-            // Otherwise (a few packets per read and nothing to answer, e.g. a QoS 0 flood that is only thinned
-            // or coalesced) the two extra system calls would only slow the reading.
-            let corked = inflight.count >= Self.inflightToCorkReads || readsHadOutputs ? cork() : false
+            // messages in flight): it writes a PUBACK for every QoS 1 message it reads, and the message callback
+            // may have queued outputs (a fix handled inline); all of them leave as one segment below. With few in
+            // flight it reads a packet or two per call, and the two extra system calls would only slow a flood.
+            let corked = inflight.count < Self.inflightToCorkReads ? false : cork()
             let deliveredBefore = messagesDelivered
             callLoop("mosquitto_loop_read") { mosquitto_loop_read($0, 1) }
             if messagesDelivered != deliveredBefore {
                 onMessagesDelivered()
-                let sentBefore = highestSent
                 pumpOutbox()
-                readsHadOutputs = highestSent != sentBefore
             }
             if corked { uncork() }
         }
@@ -448,8 +444,6 @@ final class NetworkLoop {
     /// Messages handed to `onMessage` so far (wraps): tells whether a read delivered any, whose callback may have
     /// published.
     private var messagesDelivered = 0
-    /// True when the last read that delivered messages was followed by outputs to send (see `waitForIO`).
-    private var readsHadOutputs = false
     /// True while TCP_CORK is set on the broker socket.
     private var isCorked = false
 
