@@ -3,9 +3,11 @@
 //   bench-agent latency --broker URL --map FILE --agent-pid PID [--fixes 600] [--rate 20]
 //       The broker's floor (publish → subscribe of a plain message, same clients) and then the agent's latency:
 //       a raw fix published on fleet/bench-1/location/raw → its location/snapped and nav/eta received.
-//   bench-agent fleet --broker URL --map FILE --agent-pid PID [--vehicles 10000] [--seconds 30]
-//       Every vehicle sends one fix per second to an agent in fleet mode; reports the fixes it processed per
-//       second, its CPU use, its memory per vehicle and the lag of one watched vehicle.
+//   bench-agent fleet --broker URL --map FILE --agent-pid PID [--broker-pid PID] [--vehicles 10000] [--seconds 30]
+//                     [--trips 0] [--batched-publishes 1]
+//       Every vehicle sends one fix per second to an agent in fleet mode (the first `trips` with an assignment);
+//       reports the fixes it processed per second, its CPU use, the broker's and the benchmark's own CPU beside it,
+//       its memory per vehicle and the lag of one watched vehicle.
 import Agent
 import Foundation
 import Geo
@@ -59,6 +61,14 @@ func processStats(_ pid: Int32) -> (rssMB: Double, cpuSeconds: Double) {
     return (rss, cpu)
 }
 
+/// This process's own CPU seconds (user + system).
+func ownCPUSeconds() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+        + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+}
+
 /// CPU seconds per thread of a process (by thread name), from /proc/PID/task.
 func threadCPUSeconds(_ pid: Int32) -> [String: Double] {
     var result: [String: Double] = [:]
@@ -73,6 +83,22 @@ func threadCPUSeconds(_ pid: Int32) -> [String: Double] {
         }
     }
     return result
+}
+
+/// Time a process's threads spent runnable but waiting for a CPU, and how many times they were scheduled in, from
+/// /proc/PID/task/*/schedstat (nanoseconds on the CPU, nanoseconds waiting on a run queue, time slices).
+func runQueueWait(_ pid: Int32) -> (waitSeconds: Double, slices: Int) {
+    guard pid > 0 else { return (.nan, 0) }
+    var wait = 0.0, slices = 0
+    for task in (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? [] {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/schedstat", encoding: .utf8) else { continue }
+        let fields = text.split(separator: " ")
+        guard fields.count >= 3, let w = Double(fields[1]), let n = Int(fields[2].trimmingCharacters(in: .whitespacesAndNewlines))
+        else { continue }
+        wait += w / 1e9
+        slices += n
+    }
+    return (wait, slices)
 }
 
 /// What the subscriber saw: receive time per key.
@@ -128,6 +154,7 @@ func latency(_ o: Options) throws {
     let broker = try BrokerURL(parsing: o.string("broker", "mqtt://127.0.0.1:1883"))
     let graph = try RoadGraph(contentsOf: URL(fileURLWithPath: o.string("map", "")))
     let agentPID = Int32(o.int("agent-pid", 0))
+    let brokerPID = Int32(o.int("broker-pid", 0))
     let fixCount = o.int("fixes", 600)
     let rate = Double(o.int("rate", 20))
     let vehicle = "bench-1"
@@ -183,6 +210,8 @@ func latency(_ o: Options) throws {
     var sent: [String: UInt64] = [:]
     var clock = Date()
     var published = 0
+    let agentWaitBefore = runQueueWait(agentPID), brokerWaitBefore = runQueueWait(brokerPID)
+    let selfWaitBefore = runQueueWait(getpid())
     var last = RawFix(coordinate: origin, timestamp: clock, horizontalAccuracyMeters: 5)
     while published < fixCount {
         Thread.sleep(forTimeInterval: max(0, clock.addingTimeInterval(interval).timeIntervalSinceNow))
@@ -197,6 +226,7 @@ func latency(_ o: Options) throws {
                         kind: .event)
         published += 1
     }
+    let agentWait = runQueueWait(agentPID), brokerWait = runQueueWait(brokerPID), selfWait = runQueueWait(getpid())
     Thread.sleep(forTimeInterval: 1)
     let stats = processStats(agentPID)
     stop([pub, sub])
@@ -218,6 +248,21 @@ func latency(_ o: Options) throws {
     print(line("fix → nav/eta", eta, of: fixCount))
     print(String(format: "p50 snapped / floor: %.2fx", percentile(snapped, 0.5) / percentile(floor, 0.5)))
     print(String(format: "agent resident memory: %.1f MB, CPU %.2f s", stats.rssMB, stats.cpuSeconds))
+    // The scheduler's share of the tail: a fix wakes the broker twice, the agent and this benchmark's clients once
+    // each; on a loaded machine each wake-up may wait for a CPU (/proc/PID/task/*/schedstat, over the agent part).
+    func waiting(_ name: String, _ before: (waitSeconds: Double, slices: Int), _ after: (waitSeconds: Double, slices: Int))
+        -> String
+    {
+        let slices = after.slices - before.slices
+        let wait = after.waitSeconds - before.waitSeconds
+        return String(format: "%@ %.0f ms in all, %.3f ms per time slice (%d slices)", name as NSString, wait * 1000,
+                      slices > 0 ? wait / Double(slices) * 1000 : Double.nan, slices)
+    }
+    print("waiting for a CPU while runnable, during the \(fixCount) fixes: "
+        + [waiting("agent", agentWaitBefore, agentWait), waiting("broker", brokerWaitBefore, brokerWait),
+           waiting("benchmark", selfWaitBefore, selfWait)].joined(separator: "; "))
+    print("load average: " + ((try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? "?")
+        .split(separator: " ").prefix(3).joined(separator: " "))
     // The agent's own part (network thread → outputs queued), from its last agent/metrics (last 4096 fixes).
     if let text = arrivals.metrics.withLock({ $0.last?.text }),
        let m = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
@@ -237,10 +282,58 @@ func fleet(_ o: Options) throws {
     let vehicles = o.int("vehicles", 10_000)
     let seconds = o.int("seconds", 30)
 
-    // Vehicle k crawls along a drivable edge at 5 m/s; positions are on roads, so every fix is matched.
+    let tripCount = min(vehicles, max(0, o.int("trips", 0)))
+    let brokerPID = Int32(o.int("broker-pid", 0))
+    let batchedPublishes = o.int("batched-publishes", 1) != 0
+
+    // Where vehicle k is at each second of the load (index 0 is the warm-up fix), worked out before anything is
+    // published so the load generator only encodes and sends. Vehicles without a trip crawl along a drivable edge
+    // at 5 m/s (wrapping at its end); positions are on roads, so every fix is matched. The first `trips` vehicles
+    // get an assignment (`nav/destinations`) during the warm-up and drive its route at 10 m/s: their navigator also
+    // tracks route progress, ETA and off-route checks, as a dispatched vehicle's does.
     var drivable: [EdgeID] = []
     for e in 0..<graph.edgeCount where graph.access(of: EdgeID(e)).contains(.driving) { drivable.append(EdgeID(e)) }
-    let routes: [[Coordinate]] = (0..<vehicles).map { k in graph.geometry(of: drivable[(k * 7919) % drivable.count]) }
+    let steps = seconds + 1
+    func crawl(_ path: [Coordinate], metersPerSecond: Double) -> [Coordinate] {
+        let length = PolylineGeometry.lengthMeters(path)
+        return (0..<steps).map { step in
+            let along = Double(step) * metersPerSecond
+            let offset = length > 0 ? along.truncatingRemainder(dividingBy: length) : 0
+            return PolylineGeometry.point(along: path, offsetMeters: offset) ?? path[0]
+        }
+    }
+    var positions: [[Coordinate]] = (0..<vehicles).map { k in
+        crawl(graph.geometry(of: drivable[(k * 7919) % drivable.count]), metersPerSecond: 5)
+    }
+    // Which vehicles drive a trip (those whose start has a route of 2 km or more: a few start on an island or a
+    // oneway stub, and crawl instead), its destination and length.
+    var tripDestination: [Coordinate?] = Array(repeating: nil, count: vehicles)
+    var tripMeters: [Double] = []
+    let routingStarted = Date()
+    var candidate = 0
+    while tripMeters.count < tripCount && candidate < vehicles {
+        let k = candidate
+        candidate += 1
+        let origin = positions[k][0]
+        for attempt in 1...8 {
+            let destination = graph.geometry(of: drivable[(k * 104_729 + attempt * 7_727) % drivable.count])[0]
+            let navigator = NavigatorCore(graph: graph)
+            let start = Date()
+            _ = navigator.process(RawFix(coordinate: origin, timestamp: start, horizontalAccuracyMeters: 5))
+            let result = navigator.setDestinations([NavigationWaypoint(coordinate: destination)], at: start)
+            guard result.status == .ok, let leg = navigator.currentRouteLeg, leg.distanceMeters > 2_000 else { continue }
+            positions[k] = crawl(leg.geometry, metersPerSecond: 10)
+            tripDestination[k] = destination
+            tripMeters.append(leg.distanceMeters)
+            break
+        }
+    }
+    let trips = tripMeters.count
+    if tripCount > 0 {
+        print(String(format: "trips: %d of %d vehicles have an assignment (routes %.1f–%.1f km, planned in %.1f s by the "
+                     + "benchmark; %d vehicles tried)", trips, vehicles, (tripMeters.min() ?? 0) / 1000,
+                     (tripMeters.max() ?? 0) / 1000, Date().timeIntervalSince(routingStarted), candidate))
+    }
 
     let arrivals = Arrivals()
     let sub = try client(broker, "bench-fleet-sub") { message in
@@ -265,9 +358,14 @@ func fleet(_ o: Options) throws {
     // once, when it starts; the measured load below is the steady state that follows.
     let creationStarted = Date()
     for k in 0..<vehicles {
-        let fix = RawFix(coordinate: routes[k][0], timestamp: Date().addingTimeInterval(-2), horizontalAccuracyMeters: 5)
+        let fix = RawFix(coordinate: positions[k][0], timestamp: Date().addingTimeInterval(-2), horizontalAccuracyMeters: 5)
         _ = try? pub.publish(topic: "fleet/v\(k)/location/raw", payload: Array(OutputPayloads.rawFix(fix).utf8), retain: false,
                              kind: .event, wakeNetworkThread: k % 100 == 99)
+        if let d = tripDestination[k] {
+            let assignment = #"{"assignmentId":"bench-\#(k)","waypoints":[{"lat":\#(d.latitude),"lon":\#(d.longitude),"title":"far"}]}"#
+            _ = try? pub.publish(topic: "fleet/v\(k)/nav/destinations", payload: Array(assignment.utf8), retain: true,
+                                 kind: .event, wakeNetworkThread: false)
+        }
     }
     pub.wakeNetworkThread()
     var atLoadStart: [String: Any]?
@@ -305,10 +403,16 @@ func fleet(_ o: Options) throws {
     let slices = 100  // publish each second's fixes in 100 batches
     let started = Date()
     var cpuAtWarm = baseline.cpuSeconds
+    var brokerAtWarm = processStats(brokerPID).cpuSeconds
+    var selfAtWarm = ownCPUSeconds()
     var warmAt = started
+    var batch: [OutboxEntry] = []
+    batch.reserveCapacity(vehicles / slices + 1)
     for second in 0..<seconds {
         if second == 5 {
             cpuAtWarm = processStats(agentPID).cpuSeconds
+            brokerAtWarm = processStats(brokerPID).cpuSeconds
+            selfAtWarm = ownCPUSeconds()
             warmAt = Date()
         }
         for slice in 0..<slices {
@@ -316,30 +420,40 @@ func fleet(_ o: Options) throws {
             Thread.sleep(forTimeInterval: max(0, sliceStart.timeIntervalSinceNow))
             let now = Date()
             var k = slice
+            batch.removeAll(keepingCapacity: true)
             while k < vehicles {
-                let path = routes[k]
-                let along = Double(second) * 5
-                let length = PolylineGeometry.lengthMeters(path)
-                let offset = length > 0 ? along.truncatingRemainder(dividingBy: length) : 0
-                let point = PolylineGeometry.point(along: path, offsetMeters: offset) ?? path[0]
-                let fix = RawFix(coordinate: point, timestamp: now, horizontalAccuracyMeters: 5, speedMetersPerSecond: 5)
+                let fix = RawFix(coordinate: positions[k][second + 1], timestamp: now, horizontalAccuracyMeters: 5,
+                                 speedMetersPerSecond: tripDestination[k] == nil ? 5 : 10)
                 if k == 0 { sent[ISO8601Timestamp.string(from: now)] = nowNanoseconds() }
-                do {
-                    // One wake-up of the publisher's network thread per slice, not per fix: the benchmark's clients
-                    // share the two cores with the agent and must stay cheap.
-                    try pub.publish(topic: "fleet/v\(k)/location/raw", payload: Array(OutputPayloads.rawFix(fix).utf8),
-                                    retain: false, kind: .event, wakeNetworkThread: false)
-                    published += 1
-                } catch {
-                    publisherDropped += 1
-                }
+                batch.append(OutboxEntry(topic: "fleet/v\(k)/location/raw", payload: Array(OutputPayloads.rawFix(fix).utf8),
+                                         retain: false, kind: .event))
                 k += slices
             }
-            pub.wakeNetworkThread()
+            // The slice's fixes go to the publisher's outbox as one journal write, with one wake-up of its network
+            // thread: the benchmark's clients share the two cores with the agent and must stay cheap.
+            if batchedPublishes {
+                let result = pub.publish(batch)
+                published += result.stored
+                publisherDropped += batch.count - result.stored
+            } else {
+                // Session 4's generator, for comparison: one journal write per fix.
+                for entry in batch {
+                    do {
+                        try pub.publish(topic: entry.topic, payload: entry.payload, retain: false, kind: .event,
+                                        wakeNetworkThread: false)
+                        published += 1
+                    } catch {
+                        publisherDropped += 1
+                    }
+                }
+                pub.wakeNetworkThread()
+            }
         }
     }
     let end = Date()
     let endStats = processStats(agentPID)
+    let brokerAtEnd = processStats(brokerPID).cpuSeconds
+    let selfAtEnd = ownCPUSeconds()
     let endNanoseconds = nowNanoseconds()
     Thread.sleep(forTimeInterval: 11)
     let settled = processStats(agentPID)
@@ -350,7 +464,7 @@ func fleet(_ o: Options) throws {
     let lags = sent.compactMap { key, t0 in received[key].map { Double($0 - t0) / 1e6 } }
     let wall = end.timeIntervalSince(warmAt)
     let cpu = endStats.cpuSeconds - cpuAtWarm
-    print("fleet: \(vehicles) vehicles × 1 fix/s for \(seconds) s (offered \(vehicles) fixes/s; \(published) published, "
+    print("fleet: \(vehicles) vehicles (\(trips) with a trip) × 1 fix/s for \(seconds) s (offered \(vehicles) fixes/s; \(published) published, "
         + "\(publisherDropped) not published: the benchmark's own outbox was full)")
 
     let startNanoseconds = nowNanoseconds() - UInt64(Date().timeIntervalSince(started) * 1e9)
@@ -386,6 +500,11 @@ func fleet(_ o: Options) throws {
     }
     print(String(format: "agent CPU after warm-up (from 5 s to the end of the load): %.2f cores (%.1f s CPU over %.1f s)",
                  cpu / wall, cpu, wall))
+    // What runs beside the agent on the same cores, over the same interval.
+    print(String(format: "beside it: broker %.2f cores, this benchmark (load generator + subscriber) %.2f cores; load average %@",
+                 brokerPID > 0 ? (brokerAtEnd - brokerAtWarm) / wall : Double.nan, (selfAtEnd - selfAtWarm) / wall,
+                 ((try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? "?").split(separator: " ").prefix(3)
+                    .joined(separator: " ") as NSString))
     let last = samples.last
     if let last, last.fixes > 0 {
         // The load and the drain after it (not the creation of the vehicles): CPU per fix the agent handled.

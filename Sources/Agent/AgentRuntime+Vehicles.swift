@@ -10,9 +10,12 @@ import Synchronization
 /// everything else — assignments, commands, and any burst the inbox is already holding — is handled on the agent's
 /// queue, so a burst never holds up PUBACKs or outputs for long.
 final class MessageInbox: @unchecked Sendable {
-    // Unchecked: `budget` is used only on the network thread (the one caller of `deliver`).
+    // Unchecked: `budget` and `handledInline` are used only on the network thread (the one caller of `deliver` and
+    // `deliveriesEnded`).
     weak var runtime: AgentRuntime?
     private var budget = InlineBudget()
+    /// True when a fix was handled inline since the last `deliveriesEnded`: its outputs wait in memory.
+    private var handledInline = false
 
     func deliver(_ message: MQTTMessage) {
         let receivedAt = DispatchTime.now().uptimeNanoseconds
@@ -29,9 +32,18 @@ final class MessageInbox: @unchecked Sendable {
            runtime.drainInline(vehicleID: vehicleID)
         {
             budget.charge(DispatchTime.now().uptimeNanoseconds - receivedAt)
+            handledInline = true
             return
         }
         runtime.asyncExclusively { runtime.drainInbox() }
+    }
+
+    /// After a read of the socket that delivered messages (on the network thread): the outputs of the fixes handled
+    /// inline during it go to the outbox together.
+    func deliveriesEnded() {
+        guard handledInline else { return }
+        handledInline = false
+        runtime?.flushInlineOutputs()
     }
 }
 
@@ -116,8 +128,10 @@ extension AgentRuntime {
     }
 
     /// On the network thread, called when a fix found the inbox idle: handles what the inbox holds now (that fix) at
-    /// once, if the agent's queue is not using the state. Its outputs go to the outbox without waking the network
-    /// thread: it is the caller, and it sends them when the message callback returns. False when the state was busy
+    /// once, if the agent's queue is not using the state. Its outputs wait in `pendingOutputs` (events excepted: they
+    /// are stored at once) until the read that delivered the fix ends (`flushInlineOutputs`): one journal write for
+    /// all the fixes of one read — in fleet mode dozens — instead of one each. The network thread, the caller, then
+    /// sends them; no wake-up is needed. False when the state was busy
     /// (the caller schedules a drain on the queue instead), or when the fix would start the vehicle's route: a route
     /// search takes milliseconds to seconds, which the network thread must not spend.
     func drainInline(vehicleID: String) -> Bool {
@@ -125,7 +139,7 @@ extension AgentRuntime {
         defer { stateLock.unlock() }
         if sessions[vehicleID]?.waitingForLocation == true { return false }
         var handled = 0
-        while handleBatch(wakeNetworkThread: false) {
+        while handleBatch(inline: true) {
             handled += 1
             if handled == 2 {
                 // Not expected (only the network thread puts, and it is here): leave the rest to the queue.
@@ -138,17 +152,33 @@ extension AgentRuntime {
     }
 
     /// Handles one batch from the inbox; false when it was empty (which ends the drain: the next `put` or
-    /// `releaseHeld` starts another). One wake-up of the network thread for the batch's outputs, not one per output.
-    private func handleBatch(wakeNetworkThread: Bool = true) -> Bool {
+    /// `releaseHeld` starts another). One journal write and one wake-up of the network thread for the batch's
+    /// outputs, not one per output; `inline` (on the network thread) leaves both to `flushInlineOutputs`.
+    private func handleBatch(inline: Bool = false) -> Bool {
         let batch = inbox.take(maximum: Self.drainBatchSize)
         if batch.isEmpty { return false }
         deferringNetworkWake = true
         for refusal in batch.refusals { report(refusal, now: Date()) }
         for entry in batch.entries { handle(entry, now: Date()) }
-        flushPendingOutputs()  // the batch's outputs: one journal write
+        if !inline { flushPendingOutputs() }  // the batch's outputs: one journal write
         deferringNetworkWake = false
-        if wakeNetworkThread { client.wakeNetworkThread() }
+        if !inline { client.wakeNetworkThread() }
         return true
+    }
+
+    /// On the network thread, when a read that delivered messages ends: stores the outputs `drainInline` left in
+    /// `pendingOutputs`, with one journal write, for the network thread to send next. If the agent's queue holds the
+    /// state meanwhile, the queue stores them (in order: they are first in `pendingOutputs`) and wakes the network
+    /// thread.
+    func flushInlineOutputs() {
+        guard stateLock.try() else {
+            asyncExclusively { [self] in flushPendingOutputs() }
+            return
+        }
+        deferringNetworkWake = true  // the caller is the network thread: it sends them next
+        flushPendingOutputs()
+        deferringNetworkWake = false
+        stateLock.unlock()
     }
 
     /// One input, holding `stateLock`.

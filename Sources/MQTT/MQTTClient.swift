@@ -47,7 +47,9 @@ public enum MQTTConnectionEvent: Sendable, Equatable {
 /// _ = await client.stop(finalMessage: offline, timeoutSeconds: 3)
 /// ```
 /// Callbacks run on the client's network thread: keep them short and do not block in them (calling
-/// `publish` or `subscribe` from them is fine).
+/// `publish` or `subscribe` from them is fine). `onMessagesDelivered` runs after each read of the socket that
+/// delivered messages (one or many `onMessage` calls), before the outbox is sent: a receiver that collects the
+/// outputs of several messages stores them there, and they leave in the same send.
 /// Call `stop` before releasing the client; a client released without `stop` disconnects cleanly in
 /// the background. One client per outbox: two clients draining the same outbox would send twice.
 /// `publish` keeps working after `stop` (and before `start`): the message waits in the outbox, on disk,
@@ -64,6 +66,7 @@ public final class MQTTClient: Sendable {
     public let liveness = ClientLiveness()
     private let mailbox: ClientMailbox
     private let onMessage: @Sendable (MQTTMessage) -> Void
+    private let onMessagesDelivered: @Sendable () -> Void
     private let onEvent: @Sendable (MQTTConnectionEvent) -> Void
     private enum Lifecycle { case created, running, stopped }
     private let lifecycle = Mutex<Lifecycle>(.created)
@@ -71,6 +74,7 @@ public final class MQTTClient: Sendable {
     public init(
         configuration: MQTTConfiguration, outbox: Outbox,
         onMessage: @escaping @Sendable (MQTTMessage) -> Void = { _ in },
+        onMessagesDelivered: @escaping @Sendable () -> Void = {},
         onEvent: @escaping @Sendable (MQTTConnectionEvent) -> Void = { _ in }
     ) throws(MQTTError) {
         try configuration.validate()
@@ -81,6 +85,7 @@ public final class MQTTClient: Sendable {
         self.outbox = outbox
         self.mailbox = try ClientMailbox()
         self.onMessage = onMessage
+        self.onMessagesDelivered = onMessagesDelivered
         self.onEvent = onEvent
     }
 
@@ -102,7 +107,7 @@ public final class MQTTClient: Sendable {
         let loop = NetworkLoopBox(
             NetworkLoop(
                 configuration: configuration, outbox: outbox, mailbox: mailbox, onMessage: onMessage,
-                onEvent: onEvent, liveness: liveness))
+                onMessagesDelivered: onMessagesDelivered, onEvent: onEvent, liveness: liveness))
         let thread = Thread { loop.take().run() }
         thread.name = "mqtt-network"
         thread.start()

@@ -23,9 +23,11 @@ final class NetworkLoop {
     private let outbox: Outbox
     private let mailbox: ClientMailbox
     private let onMessage: @Sendable (MQTTMessage) -> Void
+    private let onMessagesDelivered: @Sendable () -> Void
     private let onEvent: @Sendable (MQTTConnectionEvent) -> Void
     private let liveness: ClientLiveness
     private let clock = ContinuousClock()
+    private let groupCommit: GroupCommit
 
     private var handle: MosquittoHandle!
     private var machine: ConnectionStateMachine
@@ -55,14 +57,16 @@ final class NetworkLoop {
 
     init(
         configuration: MQTTConfiguration, outbox: Outbox, mailbox: ClientMailbox,
-        onMessage: @escaping @Sendable (MQTTMessage) -> Void,
+        onMessage: @escaping @Sendable (MQTTMessage) -> Void, onMessagesDelivered: @escaping @Sendable () -> Void = {},
         onEvent: @escaping @Sendable (MQTTConnectionEvent) -> Void, liveness: ClientLiveness = ClientLiveness()
     ) {
         self.liveness = liveness
         self.configuration = configuration
         self.outbox = outbox
+        self.groupCommit = GroupCommit(outbox: outbox)
         self.mailbox = mailbox
         self.onMessage = onMessage
+        self.onMessagesDelivered = onMessagesDelivered
         self.onEvent = onEvent
         self.machine = ConnectionStateMachine(policy: configuration.reconnect)
         self.lastOutboxSync = clock.now
@@ -91,6 +95,7 @@ final class NetworkLoop {
             checkTimers()
         }
         handle = nil  // mosquitto_destroy
+        groupCommit.waitUntilIdle()
         // Report first, then release waiters, so `await stop()` returns after the last event.
         onEvent(.stopped(nil))
         failWaiters()
@@ -120,7 +125,10 @@ final class NetworkLoop {
             let corked = inflight.count < Self.inflightToCorkReads ? false : cork()
             let deliveredBefore = messagesDelivered
             callLoop("mosquitto_loop_read") { mosquitto_loop_read($0, 1) }
-            if messagesDelivered != deliveredBefore { pumpOutbox() }
+            if messagesDelivered != deliveredBefore {
+                onMessagesDelivered()
+                pumpOutbox()
+            }
             if corked { uncork() }
         }
         if handle.socket >= 0 && (revents & Int16(POLLOUT) != 0) {
@@ -320,10 +328,15 @@ final class NetworkLoop {
             loop.messagesDelivered &+= 1
             loop.onMessage(MQTTMessage(topic: String(cString: topic), payload: payload, retain: message.retain))
         }
-        mosquitto_log_callback_set(raw) { _, userdata, level, text in
-            guard level & Int32(MOSQ_LOG_ERR) != 0, let text else { return }
-            let loop = NetworkLoop.from(userdata)
-            if loop.libraryErrorLines.count < 8 { loop.libraryErrorLines.append(String(cString: text)) }
+        // Only over TLS, the one case whose errors need libmosquitto's log (OpenSSL's reason): with a log callback
+        // set, libmosquitto formats a debug line (malloc + vsnprintf) for every packet it sends or receives, four
+        // per fix in fleet mode, whatever level the callback keeps.
+        if configuration.broker.usesTLS {
+            mosquitto_log_callback_set(raw) { _, userdata, level, text in
+                guard level & Int32(MOSQ_LOG_ERR) != 0, let text else { return }
+                let loop = NetworkLoop.from(userdata)
+                if loop.libraryErrorLines.count < 8 { loop.libraryErrorLines.append(String(cString: text)) }
+            }
         }
     }
 
@@ -386,7 +399,8 @@ final class NetworkLoop {
 
     private func pumpOutbox() {
         if clock.now - lastOutboxSync >= .seconds(1) {
-            try? outbox.sync()  // group commit: bounds what a power loss can take to about a second
+            // Group commit, on its own thread: bounds what a power loss can take to about a second.
+            groupCommit.request()
             lastOutboxSync = clock.now
         }
         guard sessionUp, finalMid == nil, machine.state == .connected else { return }

@@ -179,6 +179,22 @@ public final class Outbox: Sendable {
         try storage.withLock { storage throws(MQTTError) in try storage.syncIfNeeded() }
     }
 
+    /// Like `sync()`, but the fsync runs without the outbox's lock: appends and acknowledgements from other threads
+    /// go on meanwhile (on a busy disk an fsync takes milliseconds, and the lock's other users are the agent and the
+    /// network thread). It syncs a duplicate of the journal's descriptor, so a compaction replacing the journal
+    /// meanwhile is harmless (the compaction syncs the new journal itself). On failure the appends count as unsynced
+    /// again, so the next call retries.
+    public func syncConcurrently() throws(MQTTError) {
+        let descriptor = storage.withLock { $0.takeSyncDescriptor() }
+        guard descriptor >= 0 else { return }
+        defer { Glibc.close(descriptor) }
+        guard fdatasync(descriptor) == 0 else {
+            let error = Storage.ioError("fsync outbox journal")
+            storage.withLock { $0.needsSync = true }
+            throw error
+        }
+    }
+
     /// Rewrites the journal with only the live records.
     public func compact() throws(MQTTError) {
         try storage.withLock { storage throws(MQTTError) in try storage.compact() }
@@ -496,6 +512,15 @@ private struct Storage: ~Copyable {
         needsSync = false
         order = Array(order[orderHead...].filter { messages[$0] != nil })
         orderHead = 0
+    }
+
+    /// A duplicate of the journal's descriptor to fsync outside the lock, marking the appends so far as synced; -1
+    /// when nothing needs a sync (or the descriptor cannot be duplicated: then the appends stay unsynced).
+    mutating func takeSyncDescriptor() -> Int32 {
+        guard needsSync, journalFD >= 0 else { return -1 }
+        let descriptor = fcntl(journalFD, F_DUPFD_CLOEXEC, 0)
+        if descriptor >= 0 { needsSync = false }
+        return descriptor
     }
 
     mutating func syncIfNeeded() throws(MQTTError) {

@@ -28,26 +28,31 @@ enum OutboxJournal {
     }
 
     static func encode(_ record: Record, into buffer: inout [UInt8]) {
-        var body: [UInt8] = []
+        // Written in place: the header's two fields are filled in once the body behind them is complete.
+        let start = buffer.count
+        appendLE(UInt64(0), to: &buffer)
         switch record {
         case .put(let message):
-            let topic = Array(message.topic.utf8)
-            body.reserveCapacity(19 + topic.count + message.payload.count)
-            body.append(1)
-            appendLE(message.sequence, to: &body)
-            body.append(message.kind == .state ? 1 : 2)
-            body.append(message.retain ? 1 : 0)
-            appendLE(UInt32(topic.count), to: &body)
-            body.append(contentsOf: topic)
-            appendLE(UInt32(message.payload.count), to: &body)
-            body.append(contentsOf: message.payload)
+            let topicLength = message.topic.utf8.count
+            buffer.reserveCapacity(buffer.count + 19 + topicLength + message.payload.count)
+            buffer.append(1)
+            appendLE(message.sequence, to: &buffer)
+            buffer.append(message.kind == .state ? 1 : 2)
+            buffer.append(message.retain ? 1 : 0)
+            appendLE(UInt32(topicLength), to: &buffer)
+            buffer.append(contentsOf: message.topic.utf8)
+            appendLE(UInt32(message.payload.count), to: &buffer)
+            buffer.append(contentsOf: message.payload)
         case .remove(let sequence):
-            body.append(2)
-            appendLE(sequence, to: &body)
+            buffer.append(2)
+            appendLE(sequence, to: &buffer)
         }
-        appendLE(UInt32(body.count), to: &buffer)
-        appendLE(CRC32.checksum(body), to: &buffer)
-        buffer.append(contentsOf: body)
+        let bodyStart = start + recordHeaderLength
+        buffer.withUnsafeMutableBytes { bytes in
+            let checksum = CRC32.checksum(UnsafeRawBufferPointer(rebasing: bytes[bodyStart...]))
+            bytes.storeBytes(of: UInt32(bytes.count - bodyStart).littleEndian, toByteOffset: start, as: UInt32.self)
+            bytes.storeBytes(of: checksum.littleEndian, toByteOffset: start + 4, as: UInt32.self)
+        }
     }
 
     struct Replay {

@@ -138,10 +138,54 @@ import Testing
         _ = runtime.vehicleCount  // the drain that found the inbox empty and ended
         #expect(routes() == 1)
 
+        func snapped() -> [OutboxMessage] {
+            runtime.client.outbox.snapshot().filter { $0.topic == "fleet/van-1/location/snapped" }
+        }
+        let first = snapped()
+        #expect(first.count == 1)
         let next = Coordinate(latitude: street.a.latitude, longitude: street.a.longitude + 0.0001)
         deliver("location/raw", #"{"lat":\#(next.latitude),"lon":\#(next.longitude),"timestamp":\#(now)}"#)
         #expect(runtime.metrics.fixesInline == 1, "the route exists: handled at once")
-        let snapped = runtime.client.outbox.snapshot().filter { $0.topic == "fleet/van-1/location/snapped" }
-        #expect(snapped.count == 1, "coalesced in the outbox to the newest (a state topic), present at once")
+        #expect(snapped() == first, "its outputs wait for the end of the read that delivered the fix")
+        runtime.messageInbox.deliveriesEnded()
+        let second = snapped()
+        #expect(second.count == 1, "coalesced in the outbox to the newest (a state topic)")
+        #expect(second.first?.sequence ?? 0 > first.first?.sequence ?? 0)
+    }
+
+    @Test func theOutputsOfSeveralInlineFixesInOneReadAreStoredTogetherInOrder() throws {
+        let street = try StreetFixture()
+        let directory = NSTemporaryDirectory() + "edgenav-inline-read-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var configuration = AgentConfiguration(brokerURL: "mqtt://127.0.0.1:1", vehicleID: "+", stateDirectory: directory)
+        configuration.inbox.minimumFixSpacingSeconds = 0
+        // Every fix inline however slow the machine (the budget is tested above): a debug build on a loaded machine
+        // can spend the default 5 ms of a 10 ms window on the first fixes alone.
+        configuration.inbox.inlineShare = 1
+        configuration.inbox.inlineWindowSeconds = 3600
+        let runtime = try AgentRuntime(configuration: configuration, logger: Logger(minimumLevel: .error, sink: { _ in }),
+                                       map: street.map)
+        let now = Date().timeIntervalSince1970
+        let vehicles = ["v1", "v2", "v3"]
+        for vehicle in vehicles {  // sessions and navigators exist before the read
+            runtime.messageInbox.deliver(MQTTMessage(topic: "fleet/\(vehicle)/location/raw", payload: Array(
+                #"{"lat":\#(street.a.latitude),"lon":\#(street.a.longitude),"timestamp":\#(now - 2)}"#.utf8), retain: false))
+        }
+        runtime.messageInbox.deliveriesEnded()
+        let stored = runtime.client.outbox.count
+        let journalBefore = runtime.client.outbox.journalBytes
+        for vehicle in vehicles {
+            runtime.messageInbox.deliver(MQTTMessage(topic: "fleet/\(vehicle)/location/raw", payload: Array(
+                #"{"lat":\#(street.a.latitude),"lon":\#(street.a.longitude + 0.0001),"timestamp":\#(now - 1)}"#.utf8),
+                retain: false))
+        }
+        #expect(runtime.metrics.fixesInline == 6)
+        #expect(runtime.client.outbox.journalBytes == journalBefore, "nothing written before the read ends")
+        runtime.messageInbox.deliveriesEnded()
+        #expect(runtime.client.outbox.journalBytes > journalBefore)
+        let snapped = runtime.client.outbox.snapshot().filter { $0.topic.hasSuffix("/location/snapped") }
+        #expect(snapped.map(\.topic) == vehicles.map { "fleet/\($0)/location/snapped" }, "in the order of the fixes")
+        #expect(runtime.client.outbox.count == stored, "each vehicle's newer states replaced its older ones")
+        runtime.messageInbox.deliveriesEnded()  // nothing handled since: nothing to do
     }
 }

@@ -171,6 +171,28 @@ struct OutboxTests {
         #expect(try reopened.append(topic: "v/e", payload: bytes("x"), retain: false, kind: .event) == 201)
     }
 
+    @Test("the concurrent group commit syncs without the lock; appends and compaction go on around it")
+    func concurrentSync() throws {
+        let directory = StateDirectory()
+        let outbox = try Outbox(
+            directory: directory.path, configuration: OutboxConfiguration(compactionThresholdBytes: 4096))
+        try outbox.syncConcurrently()  // nothing appended: nothing to do
+        let commit = GroupCommit(outbox: outbox)
+        for index in 0..<400 {
+            try outbox.append(topic: "t/\(index % 7)", payload: bytes(String(repeating: "x", count: 40) + "\(index)"),
+                              retain: true, kind: .event)
+            if index % 50 == 0 { commit.request() }
+            if index % 3 == 0 { outbox.acknowledge(UInt64(index + 1)) }  // compacts now and then meanwhile
+        }
+        commit.waitUntilIdle()
+        try outbox.syncConcurrently()
+        let expected = outbox.snapshot()
+        #expect(expected.count == 266)
+        outbox.close()
+        let reopened = try Outbox(directory: directory.path)
+        #expect(reopened.snapshot() == expected)
+    }
+
     @Test("only one Outbox may use a directory at a time")
     func exclusiveDirectory() throws {
         let directory = StateDirectory()
