@@ -883,28 +883,11 @@ public final class MapMatcher {
         return last
     }
 
-    /// The edge after `edge` for a provisional position that ran past its end: the active route's next edge, else
-    /// the only one the road goes on to (no U-turn); nil at a junction without a route (a guess at a junction is
-    /// as often wrong as right: at 5 s fixes the straightest continuation did worse than stopping at the node).
-    private func provisionalContinuation(after edge: EdgeID) -> EdgeID? {
-        let graph = index.graph
-        if let route, let next = route.nextEdge(after: edge, near: lastRouteDistance),
-           graph.source(of: next) == graph.target(of: edge) {
-            return next
-        }
-        let twin = graph.reverseEdge(of: edge)
-        let node = graph.target(of: edge)
-        guard graph.isPassable(node: node, mode: mode) else { return nil }
-        var only: EdgeID?
-        for e in graph.outgoingEdges(of: node) where e != twin && graph.access(of: e).contains(mode) {
-            if only != nil { return nil }
-            only = e
-        }
-        return only
-    }
-
-    /// The next edge for dead reckoning: the active route's, else the open edge that turns least (no U-turn).
-    private func continuation(after edge: EdgeID) -> EdgeID? {
+    /// The next edge after `edge`: the active route's, else, of the open edges on (no U-turn), the one that turns
+    /// least (dead reckoning), or with `onlyIfSingle` the only one, nil at a junction (a provisional position that
+    /// ran past the edge's end: a guess at a junction is as often wrong as right, and at 5 s fixes the straightest
+    /// continuation did worse than stopping at the node).
+    private func continuation(after edge: EdgeID, onlyIfSingle: Bool = false) -> EdgeID? {
         let graph = index.graph
         if let route, let next = route.nextEdge(after: edge, near: lastRouteDistance),
            graph.source(of: next) == graph.target(of: edge) {
@@ -917,6 +900,11 @@ public final class MapMatcher {
         let node = graph.target(of: edge)
         guard graph.isPassable(node: node, mode: mode) else { return nil }
         for e in graph.outgoingEdges(of: node) where e != twin && graph.access(of: e).contains(mode) {
+            if onlyIfSingle {
+                if best != nil { return nil }
+                best = e
+                continue
+            }
             let turn = Geodesy.bearingDifferenceDegrees(heading, index.bearing(on: e, at: 0))
             if turn < bestTurn { bestTurn = turn; best = e }
         }
@@ -998,7 +986,7 @@ public final class MapMatcher {
         } else if o > length {
             // A standing vehicle just past the node stands before it (see `standingApproachMeters`).
             let standsBefore = step.standing && o - length < configuration.standingApproachMeters
-            if configuration.provisionalWalksAcrossNodes, !standsBefore, let next = provisionalContinuation(after: e) {
+            if configuration.provisionalWalksAcrossNodes, !standsBefore, let next = continuation(after: e, onlyIfSingle: true) {
                 o = min(index.length(of: next), o - length)
                 e = next
             } else {

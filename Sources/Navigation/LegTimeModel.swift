@@ -78,16 +78,20 @@ public struct JunctionDelayModel: Sendable, Hashable {
         seconds: Double, underTrafficSeconds: Double
     ) {
         let seconds = totalDelaySeconds(from: from, to: to, signal: signal, graph: graph, mode: mode)
-        let signalPart: Double
-        switch signal {
-        case .none, .sameJunction: signalPart = 0
-        case .junction: signalPart = trafficSignalSeconds
-        case .crossing: signalPart = crossingSignalSeconds
-        }
+        let signalPart = signalSeconds(signal)
         // The braking and accelerating share of a signal's charge is what a traffic observation already holds.
         let slowdownShare = trafficSignalSeconds > 0 ? trafficSignalSlowdownSeconds / trafficSignalSeconds : 0
         let waiting = max(0, signalPart * (1 - slowdownShare))
         return (seconds, waiting + turnDelayShareUnderTraffic * max(0, seconds - signalPart))
+    }
+
+    /// The wait charged for a signal of this kind (its turn delay comes on top).
+    private func signalSeconds(_ signal: SignalJunctions.Kind) -> Double {
+        switch signal {
+        case .none, .sameJunction: 0
+        case .junction: trafficSignalSeconds
+        case .crossing: crossingSignalSeconds
+        }
     }
 
     private func totalDelaySeconds(
@@ -97,12 +101,7 @@ public struct JunctionDelayModel: Sendable, Hashable {
         let others = SignalJunctions.branches(at: from, graph: graph, usableBy: ModeMask(mode))
         let branches = others.count
         let magnitude = abs(turn)
-        var delay: Double
-        switch signal {
-        case .none, .sameJunction: delay = 0
-        case .junction: delay = trafficSignalSeconds
-        case .crossing: delay = crossingSignalSeconds
-        }
+        var delay = signalSeconds(signal)
         if branches <= 1 {
             if magnitude > 60 { delay += sharpBendSeconds }
             return delay

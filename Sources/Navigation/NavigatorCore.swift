@@ -303,8 +303,9 @@ public final class NavigatorCore {
             let seconds = previous.map { time.timeIntervalSince($0.timestamp) }
             // Passing through is judged from the previous fix, or, when that one was off the route (an outlier
             // just before the waypoint: 2 % of fixes), from the one before it.
-            let passedThrough = [previous, beforePrevious].lazy.compactMap { $0 }.filter { $0.isOnRoute }.first
-                .flatMap { checkPassedThrough(snapped, previous: $0, at: time) }
+            let passReference =
+                previous?.isOnRoute == true ? previous : beforePrevious?.isOnRoute == true ? beforePrevious : nil
+            let passedThrough = passReference.flatMap { checkPassedThrough(snapped, previous: $0, at: time) }
             if let arrival = passedThrough {
                 events.append(arrival)  // not off route: past the waypoint, on the way out of it
             } else if let arrival = checkPassedDuringGap(snapped, previous: previous, at: time) {
@@ -458,12 +459,8 @@ public final class NavigatorCore {
             return
         }
         let route = ActiveLeg(leg: first, graph: graph)
-        var model = LegTimeModel(
-            route: route, graph: graph, mode: travelMode, junctions: configuration.junctions,
-            speeds: configuration.cruiseSpeeds)
-        model.applyTraffic(traffic, graph: graph, mode: travelMode, at: time)
         progress = LegProgress(
-            route: route, time: model, along: 0, velocity: max(0, ownSpeed ?? 0), updatedAt: time,
+            route: route, time: timeModel(route, at: time), along: 0, velocity: max(0, ownSpeed ?? 0), updatedAt: time,
             lastMeasurement: 0,
             startedStanding: (ownSpeed ?? 0) < configuration.minimumSpeedForCourseMetersPerSecond,
             branches: JunctionBranchTest(configuration: configuration.junctionBranches))
@@ -480,18 +477,20 @@ public final class NavigatorCore {
         lastReportedMeters = nil
     }
 
+    /// The time model of `route` with the configured junction delays and cruise speeds, and the traffic at `time`.
+    private func timeModel(_ route: ActiveLeg, at time: Date) -> LegTimeModel {
+        var model = LegTimeModel(
+            route: route, graph: graph, mode: travelMode, junctions: configuration.junctions,
+            speeds: configuration.cruiseSpeeds)
+        model.applyTraffic(traffic, graph: graph, mode: travelMode, at: time)
+        return model
+    }
+
     private func summary(_ leg: RouteLeg, destination: ResolvedWaypoint, time: LegTimeModel?) -> RouteLegSummary {
         let model =
             time
-            ?? {
-                var m = LegTimeModel(
-                    route: ActiveLeg(leg: leg, graph: graph), graph: graph, mode: travelMode,
-                    junctions: configuration.junctions, speeds: configuration.cruiseSpeeds)
-                m.applyTraffic(
-                    traffic, graph: graph, mode: travelMode,
-                    at: lastSnapped?.timestamp ?? Date(timeIntervalSince1970: 0))
-                return m
-            }()
+            ?? timeModel(
+                ActiveLeg(leg: leg, graph: graph), at: lastSnapped?.timestamp ?? Date(timeIntervalSince1970: 0))
         return RouteLegSummary(
             destination: destination, destinationCoordinate: leg.end.point, distanceMeters: leg.distanceMeters,
             durationSeconds: model.totalSeconds, geometry: leg.geometry)
@@ -870,14 +869,13 @@ public final class NavigatorCore {
         }
         // … and the fix is no jump: the progress filter took it (`rejected` is 0) and it lies within a plausible
         // drive of the previous fix (an outlier landing on the waypoint would otherwise announce it early).
+        let sincePrevious = previousFix.map { time.timeIntervalSince($0.timestamp) }
         let plausible = p.rejected == 0
-            && !isPositionJump(
-                snapped.fix, previous: previousFix, seconds: previousFix.map { time.timeIntervalSince($0.timestamp) },
-                slackMeters: 2.5 * accuracy)
+            && !isPositionJump(snapped.fix, previous: previousFix, seconds: sincePrevious, slackMeters: 2.5 * accuracy)
         // The estimate trails by more when the fixes are sparse: half the distance driven since the previous fix,
         // between `arrivalPassingEstimateMeters` and 1.5 times it.
         let step = (snapped.fix.speedMetersPerSecond ?? ownSpeed ?? 0)
-            * (previousFix.map { time.timeIntervalSince($0.timestamp) } ?? 0)
+            * (sincePrevious ?? 0)
         let estimateLimit = min(
             1.5 * configuration.arrivalPassingEstimateMeters, max(configuration.arrivalPassingEstimateMeters, step / 2))
         let passingClose = plausible
@@ -1178,10 +1176,7 @@ public final class NavigatorCore {
         let current = remaining(p).seconds
         let result = route(to: destinations, at: time)
         guard let newLegs = result.legs, let first = newLegs.first else { return nil }
-        var model = LegTimeModel(
-            route: ActiveLeg(leg: first, graph: graph), graph: graph, mode: travelMode,
-            junctions: configuration.junctions, speeds: configuration.cruiseSpeeds)
-        model.applyTraffic(traffic, graph: graph, mode: travelMode, at: time)
+        let model = timeModel(ActiveLeg(leg: first, graph: graph), at: time)
         let saving = current - model.totalSeconds
         guard saving >= configuration.fasterRouteMinimumSavingSeconds,
             saving >= configuration.fasterRouteMinimumSavingFraction * current,
