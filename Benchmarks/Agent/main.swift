@@ -173,7 +173,8 @@ func latency(_ o: Options) throws {
     }
     for filter in ["bench/floor", "fleet/\(vehicle)/location/snapped", "fleet/\(vehicle)/nav/eta",
                    "fleet/\(vehicle)/agent/metrics"] {
-        try sub.subscribe(filter, qos: .atLeastOnce)
+        // SUBSCRIBER_QOS=0: a subscriber that never answers the broker (as `mosquitto_sub` does by default).
+        try sub.subscribe(filter, qos: ProcessInfo.processInfo.environment["SUBSCRIBER_QOS"] == "0" ? .atMostOnce : .atLeastOnce)
     }
     let pub = try client(broker, "bench-pub")
     try sub.start()
