@@ -33,13 +33,26 @@ import Testing
     }
 
     @Test func minorRoadsWithoutALimitCruiseAtTheUrbanDefault() throws {
-        // Residential, no limit known, routed at 30 km/h: 50 km/h (`minorRoadWithoutLimitKph`); a primary road
-        // with no limit keeps its free-flow speed (its real limit may be 50 or 100).
+        // Residential, no limit known, routed at 30 km/h: 50 km/h (`minorRoadWithoutLimitKph`).
         let residential = DrawnRoads.Way("AB", speedKph: 30, limitKph: nil)
         #expect(abs(try legSeconds(residential) - 400 / (50 / 3.6)) < 0.01)
         #expect(abs(try legSeconds(residential, configuration: noCruise) - 400 / (30 / 3.6)) < 0.01)
+    }
+
+    @Test func majorRoadsWithoutALimitCruiseAtTheRuralDefault() throws {
+        // A primary road routed at 70 km/h with no limit known: 100 km/h, a tertiary one 80 km/h
+        // (`majorRoadWithoutLimitKph`). Control: with the table emptied both keep the router's speed; a tagged
+        // limit still wins over the table.
         let primary = DrawnRoads.Way("AB", speedKph: 70, limitKph: nil, highwayClass: .primary)
-        #expect(abs(try legSeconds(primary) - 400 / (70 / 3.6)) < 0.01)
+        let tertiary = DrawnRoads.Way("AB", speedKph: 50, limitKph: nil, highwayClass: .tertiary)
+        #expect(abs(try legSeconds(primary) - 400 / (100 / 3.6)) < 0.01)
+        #expect(abs(try legSeconds(tertiary) - 400 / (80 / 3.6)) < 0.01)
+        var noTable = NavigatorConfiguration()
+        noTable.cruiseSpeeds.majorRoadWithoutLimitKph = [:]
+        #expect(abs(try legSeconds(primary, configuration: noTable) - 400 / (70 / 3.6)) < 0.01)
+        #expect(abs(try legSeconds(tertiary, configuration: noTable) - 400 / (50 / 3.6)) < 0.01)
+        let signed = DrawnRoads.Way("AB", speedKph: 50, limitKph: 60, highwayClass: .primary)
+        #expect(abs(try legSeconds(signed) - 400 / (60 / 3.6)) < 0.01)
     }
 
     @Test func neverSlowerThanFreeFlowAndNotForWalking() throws {
