@@ -98,7 +98,11 @@ def navigation_summary(trips, interval):
         leave = t["leftRoute"]["t"]
         before = [r for r in t["reroutes"] if r["t"] < leave - 2 * interval]
         early_false += len(before)
-        after = [r for r in t["reroutes"] if r["t"] >= leave - 2 * interval]
+        after = sorted((r for r in t["reroutes"] + t.get("replanned", []) if r["t"] >= leave - 2 * interval),
+                       key=lambda r: r["t"])
+        rejoined = t["leftRoute"].get("rejoinedT")
+        if after and rejoined is not None and after[0]["t"] > rejoined:
+            after = []  # back on the plan before any reroute: a later reroute answers something else
         if after:
             fixes = (after[0]["t"] - leave) / interval
             latencies.append(fixes)
