@@ -104,7 +104,9 @@ def find_leave(track1s, polyline, dists):
     yet; walking back through a queue in that lane counted the queue's fixes as fixes after leaving). None when the
     vehicle never leaves, or leaves only past the plan's end (it reached the destination, drove on and came back:
     the plan ends there, there is nothing left to leave). With the sample where it is back within ON_ROUTE_METERS
-    3 s running farther along the plan (`rejoinedT`), if it rejoins."""
+    3 s running farther along the plan (`rejoinedT`), if it rejoins. `startedOff`: the vehicle was never on the
+    plan (the first route began on another road, Helsinki probe0 stands 2 minutes 15 m from it): no moment of
+    leaving to count fixes from."""
     plain = [i for i, s in enumerate(track1s) if not s["junction"]]
     for n in range(len(plain) - 2):
         if min(dists[i] for i in plain[n:n + 3]) <= OFF_ROUTE_METERS:
@@ -117,7 +119,8 @@ def find_leave(track1s, polyline, dists):
         if length - along <= ARRIVAL_RADIUS_METERS:
             return None
         leave = {"t": track1s[j]["timestamp"], "odometer": track1s[j]["odometer"], "lat": track1s[j]["lat"],
-                 "lon": track1s[j]["lon"], "edge": track1s[j]["edge"], "rejoinedT": None}
+                 "lon": track1s[j]["lon"], "edge": track1s[j]["edge"], "rejoinedT": None,
+                 "startedOff": j == 0 and dists[0] > ON_ROUTE_METERS}
         back = [i for i in plain if i > plain[n + 2] and dists[i] <= ON_ROUTE_METERS]
         for i in back:
             run = [k for k in plain if i <= k < i + 3]
