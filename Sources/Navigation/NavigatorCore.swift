@@ -93,6 +93,9 @@ public final class NavigatorCore {
         var lastMeasurement: Double
         /// The leg began with the vehicle standing (at the origin, at a waypoint): see `settlingMeters`.
         var startedStanding = false
+        /// A fix off the leg came from a moving vehicle: it has driven away from where the leg starts, so standing
+        /// off the leg now is no longer waiting to start it (see `isOffRoute`).
+        var movedOffLeg = false
         /// Where the previous leg ended, when this leg was kept as planned on arriving there: the router may start
         /// the next leg elsewhere (from the nearest road of the main network when the waypoint has no way out), and
         /// until the vehicle has made progress on this leg, being near there is not leaving it.
@@ -610,7 +613,10 @@ public final class NavigatorCore {
                 weight = matcherLeaves(snapped, p, course: course) ? 2 : 1
             }
             guard weight > 0 else {
-                offRouteEvidence = 0
+                // Plainly on the route resets the count; a fix in the corridor the matcher puts on another road
+                // (log-odds at or below -`offRouteHoldLogOdds`) is not plain: leaving at a junction, the first
+                // fixes past it often still lie within the corridor.
+                if (snapped.routeLogOdds ?? 0) > -configuration.offRouteHoldLogOdds { offRouteEvidence = 0 }
                 return false
             }
             offRouteEvidence += weight
@@ -624,10 +630,14 @@ public final class NavigatorCore {
         // A vehicle standing before it has really started the leg leaves nothing: its fixes scatter round a point
         // near where the leg starts (at a waypoint that is not quite the next leg's start). The evidence waits for
         // it to move. (Standing later, far off the route after turning away, does count.)
-        if p.along < configuration.settlingMeters, let speed = snapped.fix.speedMetersPerSecond, speed >= 0,
-            speed < configuration.offRouteMinimumSpeedMetersPerSecond
-        {
-            return false
+        // (Standing after driving away from the leg's start, off the leg, does count: a vehicle that left the origin
+        // the other way and stopped in a queue there.)
+        if let speed = snapped.fix.speedMetersPerSecond, speed >= 0 {
+            if speed < configuration.offRouteMinimumSpeedMetersPerSecond {
+                if p.along < configuration.settlingMeters && !p.movedOffLeg { return false }
+            } else {
+                progress?.movedOffLeg = true
+            }
         }
         // The matcher, weighing this fix against the whole trace, still finds the leg much likelier: a noisy or
         // outlying fix it coasts through, or a progress estimate gone astray (the geometry looks for the vehicle in
@@ -648,7 +658,11 @@ public final class NavigatorCore {
                 return offRouteEvidence >= configuration.offRouteEvidenceThreshold
             }
         }
-        if !jumped, let match = snapped.routeMatch,
+        // The matcher, weighing the whole trace with its bonus for the route, finds another road far likelier: as
+        // strong as a course against the route (a vehicle going straight on where the route turns has no such course).
+        if !jumped, let odds = snapped.routeLogOdds, odds <= -configuration.offRouteDecisiveLogOdds {
+            weight = 2
+        } else if !jumped, let match = snapped.routeMatch,
             match.distanceFromRouteMeters >= configuration.strongOffRouteDistanceMeters,
             contradicts
                 || ((secondsSincePrevious ?? 0) >= configuration.sparseFixSeconds
