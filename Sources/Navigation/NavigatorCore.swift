@@ -962,9 +962,13 @@ public final class NavigatorCore {
     /// both near it, moving its way, and no farther along it than a drive through the waypoint could have come
     /// (unseen at up to 1.5 times its speed plus 5 m/s, then at its own speed), within
     /// `arrivalAfterGapMinimumSeconds` of the gap's end. One that drove on and came back would be going the other way.
+    /// Past the final destination there is no next leg: the road on past it stands in for one (the rest of the leg's
+    /// last edge and its straightest continuation, `RoadGraph.straightestPath`), as the SDK's navigator, which
+    /// follows the vehicle along the road, would see it drive through; a vehicle that turned off before the
+    /// destination in the gap is on another road and still rerouted back to it.
     private func checkPassedDuringGap(_ snapped: SnappedFix, previous: SnappedFix?, at time: Date) -> NavigationEvent? {
         guard configuration.arrivalAfterGapMinimumSeconds > 0, var p = progress, !p.arrived, let gap = lastFixGap,
-            legs.count > 1, !snapped.isOnRoute, snapped.edge != nil,
+            !snapped.isOnRoute, snapped.edge != nil,
             gap.start.timeIntervalSince(p.updatedAt) <= configuration.arrivalAfterGapMinimumSeconds,
             gap.end > p.updatedAt,
             time.timeIntervalSince(gap.end) <= configuration.arrivalAfterGapMinimumSeconds
@@ -977,7 +981,7 @@ public final class NavigatorCore {
         let toEndMeters = max(0, p.route.lengthMeters - p.along)
         guard toEndMeters < reachMeters else { return nil }
         // Only the part of the next leg a drive could have reached (its geometry may run for kilometres).
-        let next = legs[1].geometry
+        let next = legs.count > 1 ? legs[1].geometry : roadBeyond(legs[0], lengthMeters: reachMeters - toEndMeters + 1)
         var prefix: [Coordinate] = []
         var length = 0.0
         for point in next {
@@ -1011,6 +1015,20 @@ public final class NavigatorCore {
         else { return nil }
         lastFixGap = nil
         return announceArrival(&p, at: time, vehicle: snapped.coordinate)
+    }
+
+    /// The road on past `leg`'s end: the rest of its last edge and the straightest continuation after it, about
+    /// `lengthMeters` long.
+    private func roadBeyond(_ leg: RouteLeg, lengthMeters: Double) -> [Coordinate] {
+        let shape = graph.geometry(of: leg.end.edge)
+        var rest = [leg.end.point]
+        var along = 0.0
+        for (a, b) in zip(shape, shape.dropFirst()) {
+            along += Geodesy.distanceMeters(a, b)
+            if along > leg.end.offsetMeters { rest.append(b) }
+        }
+        return graph.straightestPath(
+            after: leg.end.edge, startingWith: rest, lengthMeters: lengthMeters, mode: travelMode, avoiding: [])
     }
 
     private func announceArrival(_ p: inout LegProgress, at time: Date, vehicle: Coordinate) -> NavigationEvent? {

@@ -187,11 +187,11 @@ import Testing
     /// Drives A → W → C → D → E at 10 m/s, a fix a second, without the fixes from 160 m to `resumeMeters` along the drive
     /// (resuming `gapSeconds` after the last fix before the gap), continuing after each arrival as the agent does.
     private func run(
-        _ configuration: NavigatorConfiguration = NavigatorConfiguration(), resumeMeters: Double = 400,
-        gapSeconds: Double? = nil
+        _ configuration: NavigatorConfiguration = NavigatorConfiguration(), stops: String = "WE",
+        resumeMeters: Double = 400, gapSeconds: Double? = nil
     ) throws -> (arrivals: [(String, Double)], routes: [String]) {
         let roads = try street()
-        let (nav, setEvents) = startAtA(roads, stops: "WE", configuration)
+        let (nav, setEvents) = startAtA(roads, stops: stops, configuration)
         var events = setEvents
         var arrivals: [(String, Double)] = []
         var shift = 0.0
@@ -229,6 +229,22 @@ import Testing
     @Test func aReappearanceTooFarForTheGapsTimeIsNoArrival() throws {
         let (arrivals, _) = try run(gapSeconds: 8)
         #expect(!arrivals.map(\.0).contains("W"))
+        #expect(try run(stops: "W", gapSeconds: 8).arrivals.isEmpty)
+    }
+
+    /// W the final destination: no next leg, the road on past W (W–C, then C–D, D–E, the only ways on) stands in for
+    /// one. The vehicle reappears 50 m along D–E, on that road, going its way: it drove through W. Control: without
+    /// the gap rule it is rerouted back to W, and before this session's change (the rule needed a next leg) too.
+    @Test func aFinalDestinationPassedInAGapArrivesOnTheRoadBeyondIt() throws {
+        let (arrivals, routes) = try run(stops: "W")
+        #expect(arrivals.map(\.0) == ["W"])
+        #expect(arrivals.first.map { abs($0.1 - 400) < 1 } == true)
+        #expect(!routes.contains("offRoute"))
+        var configuration = NavigatorConfiguration()
+        configuration.arrivalAfterGapMinimumSeconds = 0
+        let without = try run(configuration, stops: "W")
+        #expect(without.arrivals.isEmpty)
+        #expect(without.routes.contains("offRoute"))
     }
 }
 
