@@ -356,14 +356,6 @@ public final class NavigatorCore {
                 progress?.velocity = 0
                 progress?.updatedAt = time
             }
-            if ProcessInfo.processInfo.environment["NAVDEBUG"] != nil, let q = progress {
-                let line = String(format: "DBG t=%.0f on=%d odds=%.1f ev=%d div=%.2f br=%@ along=%.0f/%.0f dRoute=%.1f dRaw=%.1f way=%@ v=%.1f rej=%d\n",
-                    time.timeIntervalSince1970, snapped.isOnRoute ? 1 : 0, snapped.routeLogOdds ?? .nan, offRouteEvidence, divergence,
-                    q.branches.largestLogLikelihoodRatio.map { String(format: "%.1f", $0) } ?? "-", q.along, q.route.lengthMeters,
-                    snapped.routeMatch?.distanceFromRouteMeters ?? -1, snapped.rawRouteMatch?.distanceFromRouteMeters ?? -1,
-                    snapped.osmWayID.map { String($0) } ?? "-", speed ?? -1, q.rejected)
-                FileHandle.standardError.write(line.data(using: .utf8)!)
-            }
             if let arrival = checkArrival(snapped, previousFix: reference?.fix, interval: seconds, at: time) {
                 events.append(arrival)
             }
