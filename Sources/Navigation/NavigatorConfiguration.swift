@@ -76,7 +76,7 @@ public struct NavigatorConfiguration: Sendable, Hashable {
     /// after the matcher's bonus for the route on every fix; an outlier it coasts through keeps the route's odds).
     /// With the count's threshold 3 one such fix after any other off-route fix reroutes, never one alone. On the
     /// SUMO drives the matcher was at −7 to −∞ on the second fix past a junction the route turned at and the vehicle
-    /// went straight on (BENCHMARKS.md "Navigation on SUMO drives", session 6).
+    /// went straight on (BENCHMARKS.md "Session 6: rerouting after really leaving the route").
     public var offRouteDecisiveLogOdds: Double = 6
     /// A fix within the route's corridor resets the off-route count only while the matcher's log-odds for the leg
     /// are above minus this. Default 3 (20 : 1 for another road): the first fixes past a junction the vehicle left
