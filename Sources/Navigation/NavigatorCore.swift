@@ -621,9 +621,9 @@ public final class NavigatorCore {
         }
         // A vehicle standing before it has really started the leg leaves nothing: its fixes scatter round a point
         // near where the leg starts (at a waypoint that is not quite the next leg's start). The evidence waits for
-        // it to move. (Standing later, far off the route after turning away, does count.)
-        // (Standing after driving away from the leg's start, off the leg, does count: a vehicle that left the origin
-        // the other way and stopped in a queue there.)
+        // it to move. (Standing later, far off the route after turning away, does count; so does standing after
+        // driving away from the leg's start, off the leg: a vehicle that left the origin the other way and stopped in
+        // a queue there.)
         if let speed = snapped.fix.speedMetersPerSecond, speed >= 0 {
             if speed < configuration.offRouteMinimumSpeedMetersPerSecond {
                 if p.along < configuration.settlingMeters && !p.movedOffLeg { return false }
@@ -872,18 +872,18 @@ public final class NavigatorCore {
                         Geodesy.distanceMeters(mean, destination.coordinate))
                         <= configuration.arrivalStandingRadiusMeters - accuracy / Double(s.count).squareRoot()
             } ?? false
-        // … unless the vehicle is on the leg well before its end (passing the destination on the way round).
         let legEnd = p.route.leg.end.point
         func straightLine(_ c: Coordinate) -> Double {
             min(Geodesy.distanceMeters(c, legEnd), Geodesy.distanceMeters(c, destination.coordinate))
         }
+        // … unless the vehicle is on the leg well before its end (passing the destination on the way round).
         let measuredAlong = snapped.routeMatch?.distanceAlongLegMeters ?? p.along
         let aroundMeters = 2 * configuration.arrivalStandingRadiusMeters
         // The matcher may hold a vehicle standing beside the waypoint's street on that street (its fixes scatter
         // over both): where it stands is then judged against the leg itself, from around the progress estimate to
-        // `aroundMeters` before its end. Nearer that stretch of the leg than the waypoint, it is waiting on the leg, which loops round to the waypoint
-        // later (own Helsinki drives: standing 18 m from it, 585 m of the leg to go). One that reached the
-        // destination some other way stands far from the leg where the estimate left it.
+        // `aroundMeters` before its end. Nearer that stretch of the leg than the waypoint, it is waiting on the leg,
+        // which loops round to the waypoint later (own Helsinki drives: standing 18 m from it, 585 m of the leg to
+        // go). One that reached the destination some other way stands far from the leg where the estimate left it.
         let standingBesideLegBefore: Bool = {
             guard let s = standing, length - p.along > aroundMeters else { return false }
             let mean = Coordinate(latitude: s.latitude, longitude: s.longitude)

@@ -234,9 +234,10 @@ import Testing
         #expect(try run(stops: "W", gapSeconds: 8).arrivals.isEmpty)
     }
 
-    /// W the final destination: no next leg, the road on past W (W–C, then C–D, D–E, the only ways on) stands in for
-    /// one. The vehicle reappears 50 m along D–E, on that road, going its way: it drove through W. Control: without
-    /// the gap rule it is rerouted back to W, and before this session's change (the rule needed a next leg) too.
+    /// W the final destination: no next leg, the road on past W (W–C, then C–D, D–E, the only ways on) stands in
+    /// for one. The vehicle reappears 50 m along D–E, on that road, going its way: it drove through W. Control:
+    /// without the gap rule it is rerouted back to W, and before this session's change (the rule needed a next leg)
+    /// too.
     @Test func aFinalDestinationPassedInAGapArrivesOnTheRoadBeyondIt() throws {
         let (arrivals, routes) = try run(stops: "W")
         #expect(arrivals.map(\.0) == ["W"])
@@ -261,7 +262,8 @@ private func startAtA(
 }
 
 /// The standing rule (`NavigatorConfiguration.arrivalStandingRadiusMeters`) beside a waypoint the leg reaches only
-/// round a loop: A–B east, then a oneway loop B–C–D–E and north up E–W (W 20 m south of B, reachable only from E).
+/// round a loop: A–B east, then a oneway loop B–C–D–E and north up E–W (W 20 m south of B, reached only from
+/// E).
 @Suite struct StandingBesideALoopingLegTests {
     private func loop() throws -> DrawnRoads {
         try DrawnRoads(
@@ -293,7 +295,8 @@ private func startAtA(
             fixes.append(
                 RawFix(
                     coordinate: offset(roads["B"], east: 3 * rng.gaussian(), north: -southMeters + 3 * rng.gaussian()),
-                    timestamp: last.addingTimeInterval(Double(k)), horizontalAccuracyMeters: 5, speedMetersPerSecond: 0))
+                    timestamp: last.addingTimeInterval(Double(k)), horizontalAccuracyMeters: 5,
+                    speedMetersPerSecond: 0))
         }
         return nav.process(fixes).arrivals.count
     }
@@ -301,7 +304,9 @@ private func startAtA(
     /// Control (the rule judging the standing position against the leg disabled): 30 of 30 early arrivals.
     @Test func standingOnTheLegBesideTheWaypointIsNoArrival() throws {
         for seed in 1...10 as ClosedRange<UInt64> {
-            for south in [4.0, 6, 8] { #expect(try arrivals(seed: seed, southMeters: south) == 0, "seed \(seed), \(south) m") }
+            for south in [4.0, 6, 8] {
+                #expect(try arrivals(seed: seed, southMeters: south) == 0, "seed \(seed), \(south) m")
+            }
         }
     }
 }

@@ -48,9 +48,11 @@ import Testing
         }
         let firstPast = try #require(
             drive(roads.path(path), speed: 10, from: t0.addingTimeInterval(1)).firstIndex {
-                $0.coordinate.longitude > roads["B"].longitude + 1e-7 || $0.coordinate.latitude < roads["B"].latitude - 1e-7
+                $0.coordinate.longitude > roads["B"].longitude + 1e-7
+                    || $0.coordinate.latitude < roads["B"].latitude - 1e-7
             })
-        for (i, fix) in fixes.enumerated() where nav.process(fix).routeChanges.contains(where: { $0.reason == .offRoute }) {
+        for (i, fix) in fixes.enumerated()
+        where nav.process(fix).routeChanges.contains(where: { $0.reason == .offRoute }) {
             return i - firstPast + 1
         }
         return nil
@@ -78,8 +80,12 @@ import Testing
     @Test func followingTheRouteRoundTheTurnDoesNotReroute() throws {
         // The same noise, the vehicle turning with the route at B, and going straight on with the route straight on.
         for seed in 1...20 as ClosedRange<UInt64> {
-            #expect(try rerouteFix(NavigatorConfiguration(), path: "ABD", destination: "D", seed: seed) == nil, "seed \(seed)")
-            #expect(try rerouteFix(NavigatorConfiguration(), path: "ABC", destination: "C", seed: seed) == nil, "seed \(seed)")
+            #expect(
+                try rerouteFix(NavigatorConfiguration(), path: "ABD", destination: "D", seed: seed) == nil,
+                "seed \(seed)")
+            #expect(
+                try rerouteFix(NavigatorConfiguration(), path: "ABC", destination: "C", seed: seed) == nil,
+                "seed \(seed)")
         }
     }
 }
@@ -120,17 +126,20 @@ import Testing
         // 5 s fixes: creeping 45 m south, 90 m south at 11 m/s, then standing 100 m south for a minute.
         var fixes = [
             RawFix(
-                coordinate: PolylineGeometry.point(along: south, offsetMeters: 45)!, timestamp: t0.addingTimeInterval(5),
+                coordinate: PolylineGeometry.point(along: south, offsetMeters: 45)!,
+                timestamp: t0.addingTimeInterval(5),
                 horizontalAccuracyMeters: 10, courseDegrees: 180, speedMetersPerSecond: 1),
             RawFix(
-                coordinate: PolylineGeometry.point(along: south, offsetMeters: 90)!, timestamp: t0.addingTimeInterval(10),
+                coordinate: PolylineGeometry.point(along: south, offsetMeters: 90)!,
+                timestamp: t0.addingTimeInterval(10),
                 horizontalAccuracyMeters: 10, courseDegrees: 180, speedMetersPerSecond: 11),
         ]
         for k in 3...14 {
             fixes.append(
                 RawFix(
                     coordinate: PolylineGeometry.point(along: south, offsetMeters: 100)!,
-                    timestamp: t0.addingTimeInterval(Double(5 * k)), horizontalAccuracyMeters: 10, speedMetersPerSecond: 0))
+                    timestamp: t0.addingTimeInterval(Double(5 * k)), horizontalAccuracyMeters: 10,
+                    speedMetersPerSecond: 0))
         }
         var rerouteAt: Int?
         for (i, fix) in fixes.enumerated() where rerouteAt == nil {
