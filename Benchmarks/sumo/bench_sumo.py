@@ -94,11 +94,19 @@ def navigation_summary(trips, interval):
     s["sameRouteTripsWithReroute"] = sum(bool(t["reroutes"]) for t in same)
     s["otherRouteTrips"] = len(other)
     latencies, meters, early_false, in_time, never = [], [], 0, 0, 0
+    started_off = [t for t in other if t["leftRoute"].get("startedOff")]
+    s["otherRouteStartedOff"] = len(started_off)
     for t in other:
+        if t["leftRoute"].get("startedOff"):
+            continue
         leave = t["leftRoute"]["t"]
         before = [r for r in t["reroutes"] if r["t"] < leave - 2 * interval]
         early_false += len(before)
-        after = [r for r in t["reroutes"] if r["t"] >= leave - 2 * interval]
+        after = sorted((r for r in t["reroutes"] + t.get("replanned", []) if r["t"] >= leave - 2 * interval),
+                       key=lambda r: r["t"])
+        rejoined = t["leftRoute"].get("rejoinedT")
+        if after and rejoined is not None and after[0]["t"] > rejoined:
+            after = []  # back on the plan before any reroute: a later reroute answers something else
         if after:
             fixes = (after[0]["t"] - leave) / interval
             latencies.append(fixes)
@@ -301,12 +309,13 @@ def print_tables(summary, header=True, matching=True, navigation=True):
     for interval, r in (summary["intervals"].items() if navigation else ()):
         n = r["navigation"]
         print("| %s | %s | %d/%d | %d/%d once (missed: %d midpoints, %d ends; %d twice) | %d/%d | %d (+%d passed earlier) | %d trips: %d reroutes (%d trips) | "
-              "%d trips: %d within 3 fixes (p50 %.1f fixes, %.0f m driven), %d never, %d false before | %.0f %% (%+.0f %%), n=%d | %.0f %% (%+.0f %%), n=%d | %.2f |"
+              "%d trips: %d within 3 fixes (p50 %.1f fixes, %.0f m driven), %d never, %d false before%s | %.0f %% (%+.0f %%), n=%d | %.0f %% (%+.0f %%), n=%d | %.2f |"
               % (name, interval, n["routed"], n["trips"], n["arrivedOnce"], n["waypoints"], n["missedMidpoint"],
                  n["missedEnd"], n["duplicate"], n["within30"], n["arrivedOnce"] + n["duplicate"], n["early"],
                  n["passedEarlier"], n["sameRouteTrips"], n["sameRouteReroutes"],
                  n["sameRouteTripsWithReroute"], n["otherRouteTrips"], n["otherRouteReroutedWithin3"],
                  n["otherRouteRerouteLatencyFixesP50"], n["otherRouteRerouteLatencyMetersP50"], n["otherRouteNeverRerouted"], n["otherRouteFalseBeforeLeaving"],
+                 (", %d started off the plan" % n["otherRouteStartedOff"]) if n.get("otherRouteStartedOff") else "",
                  100 * n["etaLeg0MedianAbs"], 100 * n["etaLeg0SignedMedian"], n["etaLeg0Count"],
                  100 * n["etaLeg1MedianAbs"], 100 * n["etaLeg1SignedMedian"], n["etaLeg1Count"],
                  n["plannedOverActualLeg0Median"]))

@@ -30,6 +30,7 @@ from traces import haversine_meters
 OFF_ROUTE_METERS = 10.0
 ON_ROUTE_METERS = 6.0        # the last sample this close before that is where it left
 ARRIVAL_RADIUS_METERS = 30.0
+STANDING_METERS_PER_SECOND = 0.5
 
 
 def load_jsonl(path):
@@ -76,6 +77,59 @@ def distance_to_polyline_meters(lat, lon, polyline):
         px, py = ax + t * dx, ay + t * dy
         best = min(best, px * px + py * py)
     return math.sqrt(best) if polyline else float("inf")
+
+
+def project_onto_polyline(lat, lon, polyline):
+    """(distance to the polyline, metres along it to the closest point), in the same local frame."""
+    kx = math.cos(math.radians(lat)) * 111319.49
+    ky = 111319.49
+    best, best_along, along = float("inf"), 0.0, 0.0
+    for (a_lat, a_lon), (b_lat, b_lon) in zip(polyline, polyline[1:]):
+        ax, ay = (a_lon - lon) * kx, (a_lat - lat) * ky
+        bx, by = (b_lon - lon) * kx, (b_lat - lat) * ky
+        dx, dy = bx - ax, by - ay
+        ll = dx * dx + dy * dy
+        t = 0.0 if ll == 0 else max(0.0, min(1.0, -(ax * dx + ay * dy) / ll))
+        px, py = ax + t * dx, ay + t * dy
+        if px * px + py * py < best:
+            best, best_along = px * px + py * py, along + t * math.sqrt(ll)
+        along += math.sqrt(ll)
+    return math.sqrt(best), best_along, along
+
+
+def find_leave(track1s, polyline, dists):
+    """Where SUMO's vehicle left the planned polyline: the first 3 s running (off junction interiors, where SUMO cuts
+    corners) more than OFF_ROUTE_METERS from it, back to the last sample within ON_ROUTE_METERS — or to the last
+    sample the vehicle STOOD within OFF_ROUTE_METERS (a lane beside the centre line: standing there it has not left
+    yet; walking back through a queue in that lane counted the queue's fixes as fixes after leaving). None when the
+    vehicle never leaves, or leaves only past the plan's end (it reached the destination, drove on and came back:
+    the plan ends there, there is nothing left to leave). With the sample where it is back within ON_ROUTE_METERS
+    3 s running farther along the plan (`rejoinedT`), if it rejoins. `startedOff`: the vehicle was never on the
+    plan (the first route began on another road, Helsinki probe0 stands 2 minutes 15 m from it): no moment of
+    leaving to count fixes from."""
+    plain = [i for i, s in enumerate(track1s) if not s["junction"]]
+    for n in range(len(plain) - 2):
+        if min(dists[i] for i in plain[n:n + 3]) <= OFF_ROUTE_METERS:
+            continue
+        j = plain[n]
+        while j > 0 and dists[j] > ON_ROUTE_METERS and not (
+                track1s[j]["speed"] < STANDING_METERS_PER_SECOND and dists[j] <= OFF_ROUTE_METERS):
+            j -= 1
+        _, along, length = project_onto_polyline(track1s[j]["lat"], track1s[j]["lon"], polyline)
+        if length - along <= ARRIVAL_RADIUS_METERS:
+            return None
+        leave = {"t": track1s[j]["timestamp"], "odometer": track1s[j]["odometer"], "lat": track1s[j]["lat"],
+                 "lon": track1s[j]["lon"], "edge": track1s[j]["edge"], "rejoinedT": None,
+                 "startedOff": j == 0 and dists[0] > ON_ROUTE_METERS}
+        back = [i for i in plain if i > plain[n + 2] and dists[i] <= ON_ROUTE_METERS]
+        for i in back:
+            run = [k for k in plain if i <= k < i + 3]
+            if len(run) == 3 and all(dists[k] <= ON_ROUTE_METERS for k in run) \
+                    and project_onto_polyline(track1s[i]["lat"], track1s[i]["lon"], polyline)[1] > along:
+                leave["rejoinedT"] = track1s[i]["timestamp"]
+                break
+        return leave
+    return None
 
 
 def percentile(values, p):
@@ -196,16 +250,15 @@ def evaluate_trip(probe, events, truth, fixes, waypoints, interval, track1s):
             polyline.extend(decode_polyline6(leg["polyline6"]))
         dists = [distance_to_polyline_meters(s["lat"], s["lon"], polyline) for s in track1s]
         trip["maxPathDeviation"] = max(dists)
-        plain = [i for i, s in enumerate(track1s) if not s["junction"]]  # SUMO cuts corners inside junctions
-        for n in range(len(plain) - 2):
-            if min(dists[i] for i in plain[n:n + 3]) > OFF_ROUTE_METERS:
-                j = plain[n]
-                while j > 0 and dists[j] > ON_ROUTE_METERS:
-                    j -= 1
-                trip["leftRoute"] = {"t": track1s[j]["timestamp"], "odometer": track1s[j]["odometer"],
-                                     "lat": track1s[j]["lat"],
-                                     "lon": track1s[j]["lon"], "edge": track1s[j]["edge"]}
-                break
+        trip["leftRoute"] = find_leave(track1s, polyline, dists)
+        # Continuing at a waypoint re-plans from the vehicle when it is not where the planned next leg starts: a new
+        # route (not the planned leg kept) after the vehicle left answers the leave as a reroute does.
+        planned = [decode_polyline6(leg["polyline6"]) for leg in first["legs"]]
+        trip["replanned"] = [
+            {"reason": r["reason"], "t": iso_seconds(r["timestamp"]),
+             "odometer": odometer_at.get(round(iso_seconds(r["timestamp"]), 3))}
+            for r in routes if r["reason"] == "nextDestination" and r["legs"]
+            and decode_polyline6(r["legs"][0]["polyline6"]) not in planned]
     # Remaining time halfway in time through each leg.
     fix_times = [f["timestamp"] for f in fixes]
     eta_times = [iso_seconds(e["timestamp"]) for e in etas]

@@ -207,40 +207,13 @@ struct JunctionBranchTest: Sendable {
                                 fromMeters: junction - configuration.approachMeters,
                                 toMeters: junction + configuration.branchLengthMeters)),
                         branchPath: MeasuredPolyline(
-                            before + straightestPath(from: branch, graph: graph, mode: mode, avoiding: routeEdges))))
+                            before
+                                + graph.straightestPath(
+                                    after: branch, startingWith: graph.geometry(of: branch),
+                                    lengthMeters: configuration.branchLengthMeters, mode: mode, avoiding: routeEdges))))
             }
         }
         open.removeAll { $0.junctionAlongMeters + configuration.branchLengthMeters < alongMeters }
-    }
-
-    /// The branch edge's geometry, continued at each node by the allowed edge closest to straight on, until
-    /// `branchLengthMeters`.
-    private func straightestPath(from branch: EdgeID, graph: RoadGraph, mode: TravelMode, avoiding: Set<EdgeID>)
-        -> [Coordinate]
-    {
-        var path = graph.geometry(of: branch)
-        var length = PolylineGeometry.lengthMeters(path)
-        var current = branch
-        var visited: Set<EdgeID> = [branch]
-        while length < configuration.branchLengthMeters, path.count >= 2 {
-            let heading = Geodesy.initialBearingDegrees(from: path[path.count - 2], to: path[path.count - 1])
-            var best: (edge: EdgeID, geometry: [Coordinate], turn: Double)?
-            for next in graph.outgoingEdges(of: graph.target(of: current))
-            where next != graph.reverseEdge(of: current) && !visited.contains(next) && !avoiding.contains(next)
-                && graph.access(of: next).contains(mode) && graph.isTurnAllowed(from: current, to: next, mode: mode)
-            {
-                let g = graph.geometry(of: next)
-                guard g.count >= 2 else { continue }
-                let turn = Geodesy.bearingDifferenceDegrees(heading, Geodesy.initialBearingDegrees(from: g[0], to: g[1]))
-                if best == nil || turn < best!.turn { best = (next, g, turn) }
-            }
-            guard let best else { break }
-            path += best.geometry.dropFirst()
-            length += PolylineGeometry.lengthMeters(best.geometry)
-            visited.insert(best.edge)
-            current = best.edge
-        }
-        return path
     }
 
     /// Adds one fix to every open test of a junction within `reachedMeters` along the leg (the progress estimate
@@ -289,4 +262,38 @@ struct JunctionBranchTest: Sendable {
 
     /// The largest ratio among the open tests (diagnostics).
     var largestLogLikelihoodRatio: Double? { open.map(\.logLikelihoodRatio).max() }
+}
+
+extension RoadGraph {
+    /// `path` (the geometry driven on `edge`, ending at its target node) continued at each node by the allowed edge
+    /// closest to straight on, never turning back, never onto `avoiding`, until it is `lengthMeters` long or ends:
+    /// where a vehicle that left a junction on `edge` (or drove on past a destination on it) most likely is.
+    func straightestPath(
+        after edge: EdgeID, startingWith path: [Coordinate], lengthMeters: Double, mode: TravelMode,
+        avoiding: Set<EdgeID>
+    ) -> [Coordinate] {
+        var path = path
+        var length = PolylineGeometry.lengthMeters(path)
+        var current = edge
+        var visited: Set<EdgeID> = [edge]
+        while length < lengthMeters, path.count >= 2 {
+            let heading = Geodesy.initialBearingDegrees(from: path[path.count - 2], to: path[path.count - 1])
+            var best: (edge: EdgeID, geometry: [Coordinate], turn: Double)?
+            for next in outgoingEdges(of: target(of: current))
+            where next != reverseEdge(of: current) && !visited.contains(next) && !avoiding.contains(next)
+                && access(of: next).contains(mode) && isTurnAllowed(from: current, to: next, mode: mode)
+            {
+                let g = geometry(of: next)
+                guard g.count >= 2 else { continue }
+                let turn = Geodesy.bearingDifferenceDegrees(heading, Geodesy.initialBearingDegrees(from: g[0], to: g[1]))
+                if best == nil || turn < best!.turn { best = (next, g, turn) }
+            }
+            guard let best else { break }
+            path += best.geometry.dropFirst()
+            length += PolylineGeometry.lengthMeters(best.geometry)
+            visited.insert(best.edge)
+            current = best.edge
+        }
+        return path
+    }
 }

@@ -71,6 +71,17 @@ public struct NavigatorConfiguration: Sendable, Hashable {
     /// matcher's odds at the fixes that decided a real departure were below 3, those of outliers and of a progress
     /// estimate gone astray 5–22).
     public var offRouteVetoLogOdds: Double = 5
+    /// A fix the snapper puts off the route counts 2 (as a course against the route does) when it is no position jump
+    /// and the matcher's log-odds for the leg are at or below minus this. Default 6 (e⁶ ≈ 400 : 1 for another road,
+    /// after the matcher's bonus for the route on every fix; an outlier it coasts through keeps the route's odds).
+    /// With the count's threshold 3 one such fix after any other off-route fix reroutes, never one alone. On the
+    /// SUMO drives the matcher was at −7 to −∞ on the second fix past a junction the route turned at and the vehicle
+    /// went straight on (BENCHMARKS.md "Session 6: rerouting after really leaving the route").
+    public var offRouteDecisiveLogOdds: Double = 6
+    /// A fix within the route's corridor resets the off-route count only while the matcher's log-odds for the leg
+    /// are above minus this. Default 3 (20 : 1 for another road): the first fixes past a junction the vehicle left
+    /// the route at still lie within the corridor and reset the count while the matcher already prefers the branch.
+    public var offRouteHoldLogOdds: Double = 3
     /// Default 8 m (one σ of GPS noise: closer than that the course says little about which road).
     public var strongOffRouteDistanceMeters: Double = 8
     /// A fix whose raw position jumped from the previous one by more than 1.5 × speed × interval plus this is a

@@ -93,6 +93,9 @@ public final class NavigatorCore {
         var lastMeasurement: Double
         /// The leg began with the vehicle standing (at the origin, at a waypoint): see `settlingMeters`.
         var startedStanding = false
+        /// A fix off the leg came from a moving vehicle: it has driven away from where the leg starts, so standing
+        /// off the leg now is no longer waiting to start it (see `isOffRoute`).
+        var movedOffLeg = false
         /// Where the previous leg ended, when this leg was kept as planned on arriving there: the router may start
         /// the next leg elsewhere (from the nearest road of the main network when the waypoint has no way out), and
         /// until the vehicle has made progress on this leg, being near there is not leaving it.
@@ -602,7 +605,10 @@ public final class NavigatorCore {
                 weight = matcherLeaves(snapped, p, course: course) ? 2 : 1
             }
             guard weight > 0 else {
-                offRouteEvidence = 0
+                // Plainly on the route resets the count; a fix in the corridor the matcher puts on another road
+                // (log-odds at or below -`offRouteHoldLogOdds`) is not plain: leaving at a junction, the first
+                // fixes past it often still lie within the corridor.
+                if (snapped.routeLogOdds ?? 0) > -configuration.offRouteHoldLogOdds { offRouteEvidence = 0 }
                 return false
             }
             offRouteEvidence += weight
@@ -615,11 +621,15 @@ public final class NavigatorCore {
         }
         // A vehicle standing before it has really started the leg leaves nothing: its fixes scatter round a point
         // near where the leg starts (at a waypoint that is not quite the next leg's start). The evidence waits for
-        // it to move. (Standing later, far off the route after turning away, does count.)
-        if p.along < configuration.settlingMeters, let speed = snapped.fix.speedMetersPerSecond, speed >= 0,
-            speed < configuration.offRouteMinimumSpeedMetersPerSecond
-        {
-            return false
+        // it to move. (Standing later, far off the route after turning away, does count; so does standing after
+        // driving away from the leg's start, off the leg: a vehicle that left the origin the other way and stopped in
+        // a queue there.)
+        if let speed = snapped.fix.speedMetersPerSecond, speed >= 0 {
+            if speed < configuration.offRouteMinimumSpeedMetersPerSecond {
+                if p.along < configuration.settlingMeters && !p.movedOffLeg { return false }
+            } else {
+                progress?.movedOffLeg = true
+            }
         }
         // The matcher, weighing this fix against the whole trace, still finds the leg much likelier: a noisy or
         // outlying fix it coasts through, or a progress estimate gone astray (the geometry looks for the vehicle in
@@ -640,7 +650,11 @@ public final class NavigatorCore {
                 return offRouteEvidence >= configuration.offRouteEvidenceThreshold
             }
         }
-        if !jumped, let match = snapped.routeMatch,
+        // The matcher, weighing the whole trace with its bonus for the route, finds another road far likelier: as
+        // strong as a course against the route (a vehicle going straight on where the route turns has no such course).
+        if !jumped, let odds = snapped.routeLogOdds, odds <= -configuration.offRouteDecisiveLogOdds {
+            weight = 2
+        } else if !jumped, let match = snapped.routeMatch,
             match.distanceFromRouteMeters >= configuration.strongOffRouteDistanceMeters,
             contradicts
                 || ((secondsSincePrevious ?? 0) >= configuration.sparseFixSeconds
@@ -858,15 +872,30 @@ public final class NavigatorCore {
                         Geodesy.distanceMeters(mean, destination.coordinate))
                         <= configuration.arrivalStandingRadiusMeters - accuracy / Double(s.count).squareRoot()
             } ?? false
-        // … unless the vehicle is on the leg well before its end (passing the destination on the way round).
-        let measuredAlong = snapped.routeMatch?.distanceAlongLegMeters ?? p.along
-        let explainedByLeg = snapped.isOnRoute && length - measuredAlong > 2 * configuration.arrivalStandingRadiusMeters
-        // Driving through without stopping: the estimate trails a moving vehicle, so the matched position and the
-        // raw fix, in a straight line, must say it is there.
         let legEnd = p.route.leg.end.point
         func straightLine(_ c: Coordinate) -> Double {
             min(Geodesy.distanceMeters(c, legEnd), Geodesy.distanceMeters(c, destination.coordinate))
         }
+        // … unless the vehicle is on the leg well before its end (passing the destination on the way round).
+        let measuredAlong = snapped.routeMatch?.distanceAlongLegMeters ?? p.along
+        let aroundMeters = 2 * configuration.arrivalStandingRadiusMeters
+        // The matcher may hold a vehicle standing beside the waypoint's street on that street (its fixes scatter
+        // over both): where it stands is then judged against the leg itself, from around the progress estimate to
+        // `aroundMeters` before its end. Nearer that stretch of the leg than the waypoint, it is waiting on the leg,
+        // which loops round to the waypoint later (own Helsinki drives: standing 18 m from it, 585 m of the leg to
+        // go). One that reached the destination some other way stands far from the leg where the estimate left it.
+        let standingBesideLegBefore: Bool = {
+            guard let s = standing, length - p.along > aroundMeters else { return false }
+            let mean = Coordinate(latitude: s.latitude, longitude: s.longitude)
+            guard
+                let onLeg = p.route.project(
+                    mean, fromMeters: max(0, p.along - aroundMeters), toMeters: length - aroundMeters)
+            else { return false }
+            return onLeg.distanceFromRouteMeters < straightLine(mean)
+        }()
+        let explainedByLeg = (snapped.isOnRoute && length - measuredAlong > aroundMeters) || standingBesideLegBefore
+        // Driving through without stopping: the estimate trails a moving vehicle, so the matched position and the
+        // raw fix, in a straight line, must say it is there.
         // … and the fix is no jump: the progress filter took it (`rejected` is 0) and it lies within a plausible
         // drive of the previous fix (an outlier landing on the waypoint would otherwise announce it early).
         let sincePrevious = previousFix.map { time.timeIntervalSince($0.timestamp) }
@@ -940,9 +969,13 @@ public final class NavigatorCore {
     /// both near it, moving its way, and no farther along it than a drive through the waypoint could have come
     /// (unseen at up to 1.5 times its speed plus 5 m/s, then at its own speed), within
     /// `arrivalAfterGapMinimumSeconds` of the gap's end. One that drove on and came back would be going the other way.
+    /// Past the final destination there is no next leg: the road on past it stands in for one (the rest of the leg's
+    /// last edge and its straightest continuation, `RoadGraph.straightestPath`), as the SDK's navigator, which
+    /// follows the vehicle along the road, would see it drive through; a vehicle that turned off before the
+    /// destination in the gap is on another road and still rerouted back to it.
     private func checkPassedDuringGap(_ snapped: SnappedFix, previous: SnappedFix?, at time: Date) -> NavigationEvent? {
         guard configuration.arrivalAfterGapMinimumSeconds > 0, var p = progress, !p.arrived, let gap = lastFixGap,
-            legs.count > 1, !snapped.isOnRoute, snapped.edge != nil,
+            !snapped.isOnRoute, snapped.edge != nil,
             gap.start.timeIntervalSince(p.updatedAt) <= configuration.arrivalAfterGapMinimumSeconds,
             gap.end > p.updatedAt,
             time.timeIntervalSince(gap.end) <= configuration.arrivalAfterGapMinimumSeconds
@@ -955,7 +988,7 @@ public final class NavigatorCore {
         let toEndMeters = max(0, p.route.lengthMeters - p.along)
         guard toEndMeters < reachMeters else { return nil }
         // Only the part of the next leg a drive could have reached (its geometry may run for kilometres).
-        let next = legs[1].geometry
+        let next = legs.count > 1 ? legs[1].geometry : roadBeyond(legs[0], lengthMeters: reachMeters - toEndMeters + 1)
         var prefix: [Coordinate] = []
         var length = 0.0
         for point in next {
@@ -989,6 +1022,20 @@ public final class NavigatorCore {
         else { return nil }
         lastFixGap = nil
         return announceArrival(&p, at: time, vehicle: snapped.coordinate)
+    }
+
+    /// The road on past `leg`'s end: the rest of its last edge and the straightest continuation after it, about
+    /// `lengthMeters` long.
+    private func roadBeyond(_ leg: RouteLeg, lengthMeters: Double) -> [Coordinate] {
+        let shape = graph.geometry(of: leg.end.edge)
+        var rest = [leg.end.point]
+        var along = 0.0
+        for (a, b) in zip(shape, shape.dropFirst()) {
+            along += Geodesy.distanceMeters(a, b)
+            if along > leg.end.offsetMeters { rest.append(b) }
+        }
+        return graph.straightestPath(
+            after: leg.end.edge, startingWith: rest, lengthMeters: lengthMeters, mode: travelMode, avoiding: [])
     }
 
     private func announceArrival(_ p: inout LegProgress, at time: Date, vehicle: Coordinate) -> NavigationEvent? {

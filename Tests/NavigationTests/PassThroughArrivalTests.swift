@@ -1,8 +1,10 @@
 import Foundation
 import Geo
+import MapMatching
 import Navigation
 import RoadGraph
 import Routing
+import TestKit
 import Testing
 
 /// Waypoints driven through without stopping (a drop-off on the move, a recorded drive that ends at its
@@ -187,11 +189,11 @@ import Testing
     /// Drives A → W → C → D → E at 10 m/s, a fix a second, without the fixes from 160 m to `resumeMeters` along the drive
     /// (resuming `gapSeconds` after the last fix before the gap), continuing after each arrival as the agent does.
     private func run(
-        _ configuration: NavigatorConfiguration = NavigatorConfiguration(), resumeMeters: Double = 400,
-        gapSeconds: Double? = nil
+        _ configuration: NavigatorConfiguration = NavigatorConfiguration(), stops: String = "WE",
+        resumeMeters: Double = 400, gapSeconds: Double? = nil
     ) throws -> (arrivals: [(String, Double)], routes: [String]) {
         let roads = try street()
-        let (nav, setEvents) = startAtA(roads, stops: "WE", configuration)
+        let (nav, setEvents) = startAtA(roads, stops: stops, configuration)
         var events = setEvents
         var arrivals: [(String, Double)] = []
         var shift = 0.0
@@ -229,6 +231,23 @@ import Testing
     @Test func aReappearanceTooFarForTheGapsTimeIsNoArrival() throws {
         let (arrivals, _) = try run(gapSeconds: 8)
         #expect(!arrivals.map(\.0).contains("W"))
+        #expect(try run(stops: "W", gapSeconds: 8).arrivals.isEmpty)
+    }
+
+    /// W the final destination: no next leg, the road on past W (W–C, then C–D, D–E, the only ways on) stands in
+    /// for one. The vehicle reappears 50 m along D–E, on that road, going its way: it drove through W. Control:
+    /// without the gap rule it is rerouted back to W, and before this session's change (the rule needed a next leg)
+    /// too.
+    @Test func aFinalDestinationPassedInAGapArrivesOnTheRoadBeyondIt() throws {
+        let (arrivals, routes) = try run(stops: "W")
+        #expect(arrivals.map(\.0) == ["W"])
+        #expect(arrivals.first.map { abs($0.1 - 400) < 1 } == true)
+        #expect(!routes.contains("offRoute"))
+        var configuration = NavigatorConfiguration()
+        configuration.arrivalAfterGapMinimumSeconds = 0
+        let without = try run(configuration, stops: "W")
+        #expect(without.arrivals.isEmpty)
+        #expect(without.routes.contains("offRoute"))
     }
 }
 
@@ -240,4 +259,64 @@ private func startAtA(
     _ = nav.process(RawFix(coordinate: roads["A"], timestamp: t0, speedMetersPerSecond: 0))
     let waypoints = stops.map { NavigationWaypoint(coordinate: roads[$0], title: String($0)) }
     return (nav, nav.setDestinations(waypoints, at: t0).events)
+}
+
+/// The standing rule (`NavigatorConfiguration.arrivalStandingRadiusMeters`) beside a waypoint the leg reaches only
+/// round a loop: A–B east, then a oneway loop B–C–D–E and north up E–W (W 20 m south of B, reached only from
+/// E).
+@Suite struct StandingBesideALoopingLegTests {
+    private func loop() throws -> DrawnRoads {
+        try DrawnRoads(
+            """
+            A-----B-----C
+                  |     |
+                  W     |
+                  |     |
+                  E-----D
+            """, gridMeters: 10,
+            ways: [.init("AB"), .init("BC", oneway: true), .init("CD", oneway: true), .init("DE", oneway: true),
+                   .init("EWB", oneway: true)])
+    }
+
+    /// Arrivals while standing a minute `southMeters` south of B (12–16 m from W, the leg's 140 m loop still to
+    /// go), σ = 3 m fixes, seeds 1…10, the standing fixes snapped off the route (a matcher holding the vehicle on
+    /// the waypoint's street E–W–B beside it, as on own Helsinki drives: an arrival 18 m from the waypoint with
+    /// 585 m of the leg to go).
+    private func arrivals(seed: UInt64, southMeters: Double) throws -> Int {
+        let roads = try loop()
+        let nav = NavigatorCore(
+            graph: roads.graph, snapper: StandingOffRouteSnapper(inner: NearestRoadSnapper(graph: roads.graph)))
+        _ = nav.process(RawFix(coordinate: roads["A"], timestamp: t0, speedMetersPerSecond: 1))
+        _ = nav.setDestinations([NavigationWaypoint(coordinate: roads["W"], title: "W")], at: t0)
+        var fixes = drive(roads.path("AB"), speed: 8, from: t0.addingTimeInterval(1))
+        var rng = SeededGenerator(seed: seed)
+        let last = fixes.last!.timestamp
+        for k in 1...60 {
+            fixes.append(
+                RawFix(
+                    coordinate: offset(roads["B"], east: 3 * rng.gaussian(), north: -southMeters + 3 * rng.gaussian()),
+                    timestamp: last.addingTimeInterval(Double(k)), horizontalAccuracyMeters: 5,
+                    speedMetersPerSecond: 0))
+        }
+        return nav.process(fixes).arrivals.count
+    }
+
+    /// Control (the rule judging the standing position against the leg disabled): 30 of 30 early arrivals.
+    @Test func standingOnTheLegBesideTheWaypointIsNoArrival() throws {
+        for seed in 1...10 as ClosedRange<UInt64> {
+            for south in [4.0, 6, 8] {
+                #expect(try arrivals(seed: seed, southMeters: south) == 0, "seed \(seed), \(south) m")
+            }
+        }
+    }
+}
+
+/// Snaps standing fixes (speed 0) without the route: the snapped fix is off the route, on the nearest road.
+private final class StandingOffRouteSnapper: RoadSnappingProvider {
+    let inner: NearestRoadSnapper
+    init(inner: NearestRoadSnapper) { self.inner = inner }
+    func snap(_ fix: RawFix, activeLeg: ActiveLeg?) -> SnappedFix {
+        inner.snap(fix, activeLeg: fix.speedMetersPerSecond == 0 ? nil : activeLeg)
+    }
+    func reset() { inner.reset() }
 }
