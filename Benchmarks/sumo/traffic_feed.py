@@ -5,7 +5,7 @@
   python3 Benchmarks/sumo/traffic_feed.py record --workdir .cache/bench-sumo/<map> --sumo-home .cache/sumo/sumo
       Re-runs the run's own `sumo` command (from simulate.log: same network, trips, seed) with one more output,
       SUMO's edgeData (meandata) every --period seconds -> edgedata.xml. An output changes nothing in the
-      simulation: the re-run's tripinfo must equal the cached one byte for byte, or the script fails (the drives
+      simulation: the re-run's tripinfo must equal the cached one (but for SUMO's header comment), or the script fails (the drives
       scored without traffic and with it are the same drives). Skipped when edgedata.xml is there.
   python3 Benchmarks/sumo/traffic_feed.py feed --workdir .cache/bench-sumo/<map>
       edgedata.xml -> traffic.jsonl, one `fleet/traffic` payload per interval, published at the interval's end:
@@ -61,14 +61,22 @@ def record(args):
     env = dict(os.environ, SUMO_HOME=sumo_home, PROJ_DATA=os.path.join(sumo_home, "data", "proj"),
                PROJ_LIB=os.path.join(sumo_home, "data", "proj"))
     subprocess.run(cmd, cwd=root, env=env, check=True, stdout=subprocess.DEVNULL)
-    with open(os.path.join(work, "tripinfo.xml"), "rb") as a, open(rerun["--tripinfo-output"], "rb") as b:
-        same = a.read() == b.read()
+    same = _without_header(os.path.join(work, "tripinfo.xml")) == _without_header(rerun["--tripinfo-output"])
+    if not same:
+        sys.exit("traffic_feed.py: the re-run's tripinfo (%s) differs from the cached run's: not the same drives"
+                 % rerun["--tripinfo-output"])
     for path in rerun.values():
         os.remove(path)
-    if not same:
-        sys.exit("traffic_feed.py: the re-run's tripinfo differs from the cached run's: not the same drives")
     os.replace(os.path.join(work, "edgedata.tmp.xml"), out)
     print("  edge data written to %s (same drives: tripinfo identical)" % out, file=sys.stderr)
+
+
+def _without_header(path):
+    """The file's text without SUMO's header comment (date, options and output paths of the run)."""
+    with open(path) as f:
+        text = f.read()
+    start, end = text.find("<!--"), text.find("-->")
+    return text[:start] + text[end + 3:] if 0 <= start < end else text
 
 
 def feed(args):
