@@ -28,7 +28,7 @@ public struct JunctionDelayModel: Sendable, Hashable {
     /// The part of `trafficSignalSeconds` lost braking and accelerating, not waiting. Default 3.5 s. The vehicle's
     /// own observation of a way is its moving speed (stops excluded), which already holds this part and every turn
     /// and crossing slow-down: on an edge it covers, only the rest (the expected wait) is charged. A feed's speed
-    /// holds the waits too: on an edge the feed covers, no signal is charged (`delay`).
+    /// holds the waits and the turns too: on an edge the feed covers, no junction delay is charged.
     public var trafficSignalSlowdownSeconds: Double = 3.5
     /// Which signal nodes along a route belong to one junction and which are pedestrian crossings (see
     /// `SignalJunctions`: 40 m clusters, stop lines up to 25 m before the junction).
@@ -38,10 +38,9 @@ public struct JunctionDelayModel: Sendable, Hashable {
     /// its OSM import defaults). On the SUMO Helsinki drives (2 such signals per leg) 5 s made the mid-leg
     /// remaining time 5 points longer with no wait seen there (BENCHMARKS.md "Remaining time on SUMO drives").
     public var crossingSignalSeconds: Double = 1
-    /// The share of a turn or crossing delay still charged on an edge that traffic covers (the feed or the
-    /// vehicle's own observation). Default 0.75: a way's speed holds part of the slow-down (the braking and
-    /// accelerating on the way), not all of it (the time in the junction itself is on no way; a median passes
-    /// over short slow stretches).
+    /// The share of a turn or crossing delay still charged on an edge that the vehicle's own observation covers.
+    /// Default 0.75: a way's median moving speed holds part of the slow-down (the braking and accelerating
+    /// samples on the way), not all of it (a median passes over short slow stretches).
     public var turnDelayShareUnderTraffic: Double = 0.75
     /// Turn and crossing delays: the time lost slowing to the turn's speed and back (a vehicle at 50 km/h slowing
     /// to 20–25 km/h for a turn at 2.6 m/s² up / 4.5 m/s² down loses 1.5–2.5 s), plus yielding. Earlier defaults
@@ -85,7 +84,7 @@ public struct JunctionDelayModel: Sendable, Hashable {
         let slowdownShare = trafficSignalSeconds > 0 ? trafficSignalSlowdownSeconds / trafficSignalSeconds : 0
         let waiting = max(0, signalPart * (1 - slowdownShare))
         let turns = turnDelayShareUnderTraffic * max(0, seconds - signalPart)
-        return JunctionDelay(seconds: seconds, underOwnSpeedSeconds: waiting + turns, underFeedSeconds: turns)
+        return JunctionDelay(seconds: seconds, underOwnSpeedSeconds: waiting + turns)
     }
 
     /// The wait charged for a signal of this kind (its turn delay comes on top).
@@ -139,18 +138,16 @@ public struct JunctionDelayModel: Sendable, Hashable {
     }
 }
 
-/// The delay charged at one junction of a route, seconds, by what covers the edge before it.
+/// The delay charged at one junction of a route, seconds, by what covers the edge before it. Under a feed speed
+/// nothing: it holds the way's waits at signals, in queues and slowing for the turn (`LegTimeModel.applyTraffic`).
 public struct JunctionDelay: Sendable, Hashable {
     /// With no traffic observation: everything (`JunctionDelayModel`).
     public var seconds = 0.0
     /// Under the vehicle's own moving speed on the edge: the signal's expected wait and part of the turn.
     public var underOwnSpeedSeconds = 0.0
-    /// Under a feed speed, which holds the waits at the way's signals and in its queues: part of the turn only.
-    public var underFeedSeconds = 0.0
-    public init(seconds: Double = 0, underOwnSpeedSeconds: Double = 0, underFeedSeconds: Double = 0) {
+    public init(seconds: Double = 0, underOwnSpeedSeconds: Double = 0) {
         self.seconds = seconds
         self.underOwnSpeedSeconds = underOwnSpeedSeconds
-        self.underFeedSeconds = underFeedSeconds
     }
 }
 
@@ -234,11 +231,13 @@ struct LegTimeModel {
             let t = model.wayTraffic(wayID: graph.osmWayID(of: e), freeFlowKph: cruiseKph[i], at: time)
             let s = t.shares
             let free = freeFlowSeconds[i]
-            roadSeconds[i] = free * (s.freeFlow + s.feed + s.own * t.ownSlowdown)
-            trafficSeconds[i] = roadSeconds[i] + free * s.feed * (t.feedSlowdown - 1)
+            // A feed faster than the cruise speed is moving faster; slower, it is waiting (delay, see above).
+            roadSeconds[i] = free * (s.freeFlow + s.feed * min(1, t.feedSlowdown) + s.own * t.ownSlowdown)
+            trafficSeconds[i] = roadSeconds[i] + free * s.feed * max(0, t.feedSlowdown - 1)
+            // Nothing at the junction for the feed's share: its speed holds the signal, the queue and the turn
+            // (SUMO: charging three quarters of the turn delays on top made the Liechtenstein legs 10 % too long).
             let j = junctions[i]
-            chargedJunctionSeconds[i] =
-                s.freeFlow * j.seconds + s.feed * j.underFeedSeconds + s.own * j.underOwnSpeedSeconds
+            chargedJunctionSeconds[i] = s.freeFlow * j.seconds + s.own * j.underOwnSpeedSeconds
             covered.append(t.covered && portionsMeters[i] >= 1)
         }
         rebuildSuffixes(covered: covered)

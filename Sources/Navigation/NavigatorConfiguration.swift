@@ -1,4 +1,3 @@
-import Foundation
 
 /// Every threshold of the navigator, with its default and why.
 public struct NavigatorConfiguration: Sendable, Hashable {

@@ -25,6 +25,10 @@ public struct TrafficModelConfiguration: Sendable, Hashable {
     /// The vehicle's own observations weigh this much relative to the feed's of the same age. Default 0.5: one car
     /// is one sample, a feed is an aggregate.
     public var ownObservationWeight: Double = 0.5
+    /// A fresh feed observation's weight: the share of the feed in a way's time, the rest being the time with no
+    /// traffic known (cruise speed and every junction delay). Default 1: on the SUMO drives 0.6 and 0.4 made the
+    /// mid-leg remaining time no better (BENCHMARKS.md "Remaining time when traffic is known").
+    public var feedObservationWeight: Double = 1
     /// The feed's observations of one way are averaged (as time per metre) with weights exp(-age / this), the
     /// newest weighing 1; 0 keeps only the newest. Default 300 s. Why: a feed published every minute from what
     /// vehicles did in that minute says whether the way's signal was red for them; the vehicle that gets there in
@@ -33,6 +37,11 @@ public struct TrafficModelConfiguration: Sendable, Hashable {
     /// A feed speed below this counts as this, km/h, in the average. Default 3: a minute in which the only vehicle on
     /// a way stood at its red light says ~0 km/h, which as time per metre would outweigh every other minute.
     public var feedMinimumSpeedKph: Double = 3
+    /// For the remaining time, a feed speed above the cruise speed counts, up to this many times it. Default 1.3.
+    /// Why: the cruise speed is an estimate (the limit); a feed, noisy way by way, is as often above it as below,
+    /// and counting only the slower ways made the SUMO Liechtenstein legs 10 % longer than without a feed. The
+    /// router keeps "traffic only slows down" (`durationMultiplier`): its lower bounds need it.
+    public var feedMaximumSpeedOverCruise: Double = 1.3
     public init() {}
 }
 
@@ -40,6 +49,7 @@ public struct TrafficModelConfiguration: Sendable, Hashable {
 /// time at the compared free-flow speed, ≥ 1) and how much each counts (its fading weight: 0 = nothing known).
 public struct WayTraffic: Sendable, Hashable {
     /// The feed's travel-time multiplier: a feed speed holds the time stood in queues and at signals on the way.
+    /// Below 1 where the feed is faster than the compared speed (`feedMaximumSpeedOverCruise`).
     public var feedSlowdown = 1.0
     public var feedWeight = 0.0
     /// The vehicle's own moving-speed multiplier (standing excluded; see `NavigatorCore.observeOwnTraffic`).
@@ -59,9 +69,10 @@ public struct WayTraffic: Sendable, Hashable {
     }
 }
 
-/// Traffic per OSM way: the caller's feed plus the vehicle's own speeds, fading with age. Traffic only slows
-/// down: a speed above free flow counts as free flow (so routing lower bounds stay valid). A value type; the
-/// navigator keeps one and bumps `generation` whenever it changes.
+/// Traffic per OSM way: the caller's feed plus the vehicle's own speeds, fading with age. For the router traffic
+/// only slows down: a speed above free flow counts as free flow (so routing lower bounds stay valid); the remaining
+/// time also takes a feed faster than the cruise speed (`feedMaximumSpeedOverCruise`). A value type; the navigator
+/// keeps one and bumps `generation` whenever it changes.
 ///
 /// The two sources mean different things (topics.md, `{prefix}/traffic`): a feed speed is a way's length ÷ the
 /// time to traverse it, waits at its signals and in its queues included (what a traffic simulator's edge data and
@@ -147,10 +158,11 @@ public struct TrafficModel: Sendable {
     public func wayTraffic(wayID: Int64, freeFlowKph: Double, at time: Date) -> WayTraffic {
         var out = WayTraffic()
         if let a = feed[wayID], a.weight > 0 {
-            let w = weight(observedAt: a.newest, at: time)
+            let w = weight(observedAt: a.newest, at: time) * configuration.feedObservationWeight
             if w > 0 {
                 out.feedWeight = w
-                out.feedSlowdown = max(1, freeFlowKph * a.weightedPace / a.weight)
+                out.feedSlowdown = max(
+                    1 / configuration.feedMaximumSpeedOverCruise, freeFlowKph * a.weightedPace / a.weight)
             }
         }
         if let o = own[wayID] {
@@ -170,7 +182,7 @@ public struct TrafficModel: Sendable {
     ) {
         let t = wayTraffic(wayID: wayID, freeFlowKph: freeFlowKph, at: time)
         let s = t.shares
-        return (s.freeFlow + s.feed * t.feedSlowdown + s.own * t.ownSlowdown, t.covered)
+        return (s.freeFlow + s.feed * max(1, t.feedSlowdown) + s.own * t.ownSlowdown, t.covered)
     }
 
     /// A frozen view for the router (`RouteRequest.traffic`).

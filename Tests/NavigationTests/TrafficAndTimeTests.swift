@@ -109,9 +109,9 @@ import Testing
 
     @Test func feedSpeedsAlreadyHoldTheWaitsAtSignals() throws {
         // As above but the signal at the junction C, where the route turns right to D. A feed speed is the way's
-        // length ÷ its travel time, waits at its signal included: with the feed on A–B and B–C (50 km/h: no slower
-        // than free flow, so no wait) only three quarters of the 3 s turn are charged; C–D is not covered,
-        // nothing follows it.
+        // length ÷ its travel time, the wait at its signal and the slowing for the turn included: with the feed on
+        // A–B and B–C (50 km/h: no slower than free flow) neither the signal's 18 s nor the turn's 3 s are
+        // charged; C–D is not covered, nothing follows it.
         let roads = try DrawnRoads(
             """
                             E
@@ -125,14 +125,14 @@ import Testing
         #expect(abs(try #require(nav.currentRouteLeg).durationSeconds - (free + 18 + 3)) < 0.01)
         _ = nav.updateTraffic(
             [1, 2].map { TrafficObservation(osmWayID: $0, speedKph: 50, observedAt: t0) }, at: t0)
-        #expect(abs(try #require(nav.currentRouteLeg).durationSeconds - (free + 2.25)) < 0.01)
+        #expect(abs(try #require(nav.currentRouteLeg).durationSeconds - free) < 0.01)
         // B–C (200 m) at 25 km/h: 14.4 s more on it, the wait at C's signal among them, not on top.
         let (slow, _) = start(roads, to: "D")
         _ = slow.updateTraffic([TrafficObservation(osmWayID: 2, speedKph: 25, observedAt: t0)], at: t0)
-        #expect(abs(try #require(slow.currentRouteLeg).durationSeconds - (free + 200 / (50 / 3.6) + 2.25)) < 0.01)
-        // The delay category compares with the time without traffic, its signal wait included: 49 s against 53 s
-        // is light (road times alone, 46.8 s against 32.4 s, would have said heavy). 5 km/h a second later
-        // (averaged with the 25 km/h: 8.3 km/h, 107 s) is heavy.
+        #expect(abs(try #require(slow.currentRouteLeg).durationSeconds - (free + 200 / (50 / 3.6))) < 0.01)
+        // The delay category compares with the time without traffic, its signal wait included: 46.8 s against
+        // 53.4 s is light (road times alone, 46.8 s against 32.4 s, would have said heavy). 5 km/h a second later
+        // (averaged with the 25 km/h: 8.3 km/h, 105 s) is heavy.
         #expect(slow.delayCategoryToNextDestination == .light)
         _ = slow.updateTraffic(
             [TrafficObservation(osmWayID: 2, speedKph: 5, observedAt: t0.addingTimeInterval(1))],
@@ -177,6 +177,12 @@ import Testing
         var standing = TrafficModel()
         standing.update([TrafficObservation(osmWayID: 8, speedKph: 0.2, observedAt: t0)])
         #expect(abs(standing.wayTraffic(wayID: 8, freeFlowKph: 30, at: t0).feedSlowdown - 10) < 1e-9)
+        // Faster than the cruise speed: the remaining time takes it, up to 1.3 × (65 km/h at 50); the router not.
+        var fast = TrafficModel()
+        fast.update([TrafficObservation(osmWayID: 9, speedKph: 100, observedAt: t0)])
+        #expect(abs(fast.wayTraffic(wayID: 9, freeFlowKph: 50, at: t0).feedSlowdown - 1 / 1.3) < 1e-9)
+        #expect(abs(fast.wayTraffic(wayID: 9, freeFlowKph: 90, at: t0).feedSlowdown - 0.9) < 1e-9)
+        #expect(fast.durationMultiplier(wayID: 9, freeFlowKph: 50, at: t0) == (1, true))
         // The blend's confidence follows the newest observation's age: after 900 s it counts e^-1.
         let aged = averaged.wayTraffic(wayID: 7, freeFlowKph: 50, at: at.addingTimeInterval(900)).shares
         #expect(abs(aged.feed - exp(-1)) < 1e-9 && abs(aged.freeFlow - (1 - exp(-1))) < 1e-9 && aged.own == 0)
