@@ -223,6 +223,8 @@ def main():
     ap.add_argument("--tls-type", default="static", choices=["static", "actuated"])
     ap.add_argument("--stop-seconds", type=int, default=0,
                     help="probes stop this long halfway and at the end (default 0: drive through, vanish moving)")
+    ap.add_argument("--no-traffic", action="store_true",
+                    help="no traffic-known replay (default: SUMO edge data -> traffic.jsonl, replayed a second time)")
     ap.add_argument("--reference-python", help="python of a venv with osrm-bindings and pyvalhalla: also run them")
     ap.add_argument("--edgenav", required=True)
     ap.add_argument("--sumo-home", required=True)
@@ -240,6 +242,13 @@ def main():
     os.makedirs(work, exist_ok=True)
     print("%s: SUMO" % args.map, file=sys.stderr)
     simulate(args, args.osm_pbf, work)
+    if not args.no_traffic:
+        print("%s: traffic feed (SUMO edge data)" % args.map, file=sys.stderr)
+        feed_script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "traffic_feed.py")
+        subprocess.run([sys.executable, feed_script, "record", "--workdir", work, "--sumo-home", args.sumo_home],
+                       check=True, stdout=sys.stderr)
+        subprocess.run([sys.executable, feed_script, "feed", "--workdir", work], check=True, stdout=sys.stderr)
+    traffic = None if args.no_traffic else os.path.join(work, "traffic.jsonl")
     graph = os.path.join(work, "map.graph")
     subprocess.run([args.edgenav, "map", "import", "-o", graph, args.osm_pbf], check=True,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -251,7 +260,7 @@ def main():
         print("  only %d probes of 1.5-6 km finished without a teleport" % len(probes), file=sys.stderr)
     print("%s: EdgeNav on %d probes" % (args.map, len(probes)), file=sys.stderr)
     intervals = [int(x) for x in args.intervals.split(",")]
-    results = evaluate.evaluate(args.edgenav, graph, trace_dir, probes, intervals, traces.EPOCH_SECONDS)
+    results = evaluate.evaluate(args.edgenav, graph, trace_dir, probes, intervals, traces.EPOCH_SECONDS, traffic)
     if args.reference_python:
         print("%s: OSRM and Valhalla" % args.map, file=sys.stderr)
         run_references(args, work, probes, intervals, results)
@@ -264,6 +273,10 @@ def main():
                                               **{k: r[k].row() for k in ("valhalla", "osrm") if k in r},
                                               "navigation": navigation_summary(r["trips"], int(interval[:-1])),
                                               "trips": r["trips"]}
+            if "tripsTraffic" in r:
+                summary["intervals"][interval]["navigationTraffic"] = navigation_summary(r["tripsTraffic"],
+                                                                                         int(interval[:-1]))
+                summary["intervals"][interval]["tripsTraffic"] = r["tripsTraffic"]
             failure_notes(args.map, interval, r, r["trips"], notes)
             total, kinds = wrong_fix_breakdown(trace_dir, probes, interval)
             summary["intervals"][interval]["wrongFinalKinds"] = kinds
@@ -273,6 +286,9 @@ def main():
     with open(os.path.join(work, "summary.json"), "w") as f:
         json.dump(summary, f, indent=1)
     print_tables(summary)
+    if any("navigationTraffic" in r for r in summary["intervals"].values()):
+        print()
+        print_traffic_table(summary)
 
 
 MATCHING_HEADER = ("| map | interval | answers | fixes | on true way (off junctions) | all fixes, junction fixes "
@@ -282,6 +298,27 @@ NAVIGATION_HEADER = ("| map | interval | routed | arrivals once | within 30 m (t
                      "trips on EdgeNav's route: reroutes | trips SUMO drove another way: reroute | ETA error leg 1 "
                      "median abs (signed) | ETA error leg 2 | planned ÷ SUMO leg-1 time |\n"
                      "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+
+
+TRAFFIC_HEADER = ("| map | interval | ETA leg 1 median abs (signed): no feed | traffic known | ETA leg 2: no feed | "
+                  "traffic known | with traffic: arrivals once | reroutes on trips on EdgeNav's route (of them fasterRoute) |\n"
+                  "| --- | --- | --- | --- | --- | --- | --- | --- |")
+
+
+def print_traffic_table(summary, header=True):
+    """Mid-leg remaining time without and with the per-way feed from the same SUMO run ("traffic is known")."""
+    if header:
+        print(TRAFFIC_HEADER)
+    for interval, r in summary["intervals"].items():
+        if "navigationTraffic" not in r:
+            continue
+        n, t = r["navigation"], r["navigationTraffic"]
+        faster = sum(1 for trip in r["tripsTraffic"] if trip["routeStatus"] == "ok" and trip["leftRoute"] is None
+                     for x in trip["reroutes"] if x["reason"] == "fasterRoute")
+        cell = lambda s, k: "%.0f %% (%+.0f %%)" % (100 * s["etaLeg%dMedianAbs" % k], 100 * s["etaLeg%dSignedMedian" % k])
+        print("| %s | %s | %s | %s | %s | %s | %d/%d | %d (%d) |"
+              % (summary["map"], interval, cell(n, 0), cell(t, 0), cell(n, 1), cell(t, 1), t["arrivedOnce"],
+                 t["waypoints"], t["sameRouteReroutes"], faster))
 
 
 def print_tables(summary, header=True, matching=True, navigation=True):

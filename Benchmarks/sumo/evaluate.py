@@ -284,13 +284,15 @@ def evaluate_trip(probe, events, truth, fixes, waypoints, interval, track1s):
 EPOCH = 0.0
 
 
-def evaluate(edgenav, graph, trace_dir, probes, intervals, epoch):
+def evaluate(edgenav, graph, trace_dir, probes, intervals, epoch, traffic=None):
+    """`traffic`: a `replay --traffic` file (Benchmarks/sumo/traffic_feed.py); each trace is then replayed a second
+    time with it, and its trips go to "tripsTraffic"."""
     global EPOCH
     EPOCH = epoch
     result = {}
     for interval in intervals:
         final, provisional = MatchTally(), MatchTally()
-        trips = []
+        trips, trips_traffic = [], []
         for probe in probes:
             d = os.path.join(trace_dir, probe)
             truth_all = load_jsonl(os.path.join(d, "truth.jsonl"))
@@ -317,5 +319,13 @@ def evaluate(edgenav, graph, trace_dir, probes, intervals, epoch):
             with open(os.path.join(d, "waypoints.json")) as f:
                 waypoints = json.load(f)
             trips.append(evaluate_trip(probe, events, truth, fixes, waypoints, step, truth_all))
+            if traffic:
+                events = run_edgenav(edgenav, ["replay", "--map", graph, "--destinations",
+                                               os.path.join(d, "destinations.json"), "--traffic", traffic], raw)
+                with open(os.path.join(d, "replay-%ds-traffic.jsonl" % step), "w") as f:
+                    f.writelines(json.dumps(e) + "\n" for e in events)
+                trips_traffic.append(evaluate_trip(probe, events, truth, fixes, waypoints, step, truth_all))
         result["%ds" % step] = {"final": final, "provisional": provisional, "trips": trips}
+        if traffic:
+            result["%ds" % step]["tripsTraffic"] = trips_traffic
     return result

@@ -29,3 +29,8 @@ print()
 print(bench_sumo.NAVIGATION_HEADER)
 for s in summaries:
     bench_sumo.print_tables(s, header=False, matching=False)
+if any("navigationTraffic" in r for s in summaries for r in s["intervals"].values()):
+    print()
+    print(bench_sumo.TRAFFIC_HEADER)
+    for s in summaries:
+        bench_sumo.print_traffic_table(s, header=False)

@@ -391,10 +391,10 @@ public final class VehicleSession {
         return out
     }
 
-    /// Traffic observations (`{prefix}/traffic`).
+    /// Traffic observations (`{prefix}/traffic`). Kept also before the vehicle's first fix (the navigator is made
+    /// here then): the feed is not retained, and the first route should see it.
     public func receiveTraffic(_ observations: [TrafficObservation], now: Date) -> [OutboundMessage] {
-        guard let nav = navigator else { return [] }
-        return messages(for: nav.updateTraffic(observations, at: now))
+        messages(for: ensureNavigator().updateTraffic(observations, at: now))
     }
 
     /// The simulator's fixes due by `now` (wall clock), to publish on `location/raw`.

@@ -91,6 +91,12 @@ enum ReplayCommand {
             (payload null where the agent clears a retained topic). The route is planned from the first fix.
             After each arrival the navigator continues to the next destination unless --no-continue.
             Fix age is not checked (a recording is old by nature); order and duplicates are.
+            --traffic names a file of JSON lines, each one {prefix}/traffic payload ({"segments":[{"osmWayId",
+            "speedKph","observedAt"}]}) with an optional "receivedAt" (seconds since 1970 or ISO 8601): when the
+            agent received it; without it, the newest observedAt in the line. Lines are applied in the order of
+            that time (file order among equal times), each just before the first fix at or after it (the lines up
+            to the first fix before the route is planned; lines after the last fix are not applied), so a replay
+            gives the same events every time. Their segment count is not limited.
             """,
         options: [
             OptionSpec("map", value: "FILE", help: "road graph file made by 'edgenav map import'"),
@@ -98,6 +104,8 @@ enum ReplayCommand {
             OptionSpec("vehicle-id", value: "ID", default: "replay", help: "vehicleId in the printed payloads"),
             OptionSpec("places-file", value: "FILE", help: "named places {\"placeId\":{\"lat\",\"lon\",\"title\"}}"),
             OptionSpec("no-continue", environment: "", help: "do not continue to the next destination after an arrival"),
+            OptionSpec("traffic", value: "FILE", environment: "",
+                       help: "traffic payloads as JSON lines, each applied at its receivedAt (see above)"),
         ])
 
     static var command: Command {
@@ -113,10 +121,18 @@ enum ReplayCommand {
             }
             let places = PlaceBook()
             if let file = arguments.string("places-file") { try places.load(file: file) }
+            var traffic: [String] = []
+            if let trafficPath = arguments.string("traffic") {
+                guard let data = FileManager.default.contents(atPath: trafficPath) else {
+                    throw CommandFailure("cannot read \(trafficPath)")
+                }
+                traffic = String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+            }
             let map = NavigationMap(graph: try MapFile.load(mapPath), name: mapPath, places: places)
             let lines = try replay(
                 StandardInput.lines(), destinations: Array(destinations), map: map,
-                vehicleID: arguments.string("vehicle-id") ?? "replay", autoContinue: !arguments.flag("no-continue"))
+                vehicleID: arguments.string("vehicle-id") ?? "replay", autoContinue: !arguments.flag("no-continue"),
+                traffic: traffic)
             for line in lines { context.print(line) }
             return ExitStatus.success
         }
@@ -124,7 +140,7 @@ enum ReplayCommand {
 
     /// The printed lines for a trace.
     static func replay(_ lines: [String], destinations: [UInt8], map: NavigationMap, vehicleID: String,
-                       autoContinue: Bool) throws -> [String] {
+                       autoContinue: Bool, traffic: [String] = []) throws -> [String] {
         var limits = InputLimits()
         limits.maximumFixAgeSeconds = .infinity
         limits.maximumFixLeadSeconds = .infinity
@@ -142,14 +158,72 @@ enum ReplayCommand {
         let firstTime = traceLines.lazy.compactMap { try? LocationPayload.decode(Array($0.utf8), limits: limits).fix.timestamp }
             .first ?? Date(timeIntervalSince1970: 0)
         let session = VehicleSession(vehicleID: vehicleID, map: map, limits: limits, now: firstTime)
+        var feed = try TrafficFeed(lines: traffic)
         var out = print(session.receiveAssignment(assignment, now: firstTime))
         for line in traceLines {
             let bytes = Array(line.utf8)
             // Judge each fix at its own time: the recording's clock, not ours.
             let time = (try? LocationPayload.decode(bytes, limits: limits).fix.timestamp) ?? firstTime
+            for due in feed.take(through: max(time, firstTime)) {
+                out += print(session.receiveTraffic(due.observations, now: due.receivedAt))
+            }
             out += print(session.receiveLocation(bytes, topic: "location/raw", now: time))
         }
         return out
+    }
+
+    /// The `--traffic` file: payloads in the order they are applied.
+    struct TrafficFeed {
+        struct Payload {
+            var receivedAt: Date
+            var observations: [TrafficObservation]
+        }
+        private var pending: [Payload]
+        private var next = 0
+
+        init(lines: [String]) throws {
+            var limits = InputLimits()
+            limits.maximumTrafficSegments = .max
+            limits.maximumPayloadBytes = .max
+            var payloads: [Payload] = []
+            for (number, line) in lines.enumerated() where !line.trimmingCharacters(in: .whitespaces).isEmpty {
+                let observations: [TrafficObservation]
+                do {
+                    observations = try TrafficPayload.decode(Array(line.utf8), limits: limits)
+                } catch {
+                    throw CommandFailure("traffic line \(number + 1) is not a traffic payload: \(error)")
+                }
+                let stated = try Self.receivedAt(line, number: number + 1)
+                guard let at = stated ?? observations.map(\.observedAt).max() else { continue }  // nothing to apply
+                payloads.append(Payload(receivedAt: at, observations: observations))
+            }
+            // Stable: equal times keep the file's order.
+            pending = payloads.enumerated().sorted { ($0.element.receivedAt, $0.offset) < ($1.element.receivedAt, $1.offset) }
+                .map(\.element)
+        }
+
+        /// The payloads received at or before `time` not taken yet.
+        mutating func take(through time: Date) -> ArraySlice<Payload> {
+            let start = next
+            while next < pending.count && pending[next].receivedAt <= time { next += 1 }
+            return pending[start..<next]
+        }
+
+        /// "receivedAt": seconds since 1970 or ISO 8601 text; nil when absent.
+        static func receivedAt(_ line: String, number: Int) throws -> Date? {
+            let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            switch object?["receivedAt"] {
+            case nil, is NSNull: return nil
+            case let text as String:
+                let withFraction = ISO8601DateFormatter()
+                withFraction.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+                if let date = withFraction.date(from: text) ?? ISO8601DateFormatter().date(from: text) { return date }
+            case let number as NSNumber where number.doubleValue > 0:
+                return Date(timeIntervalSince1970: number.doubleValue)
+            default: break
+            }
+            throw CommandFailure("traffic line \(number): receivedAt must be seconds since 1970 or ISO 8601 text")
+        }
     }
 
     static func print(_ messages: [OutboundMessage]) -> [String] {

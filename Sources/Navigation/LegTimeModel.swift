@@ -25,9 +25,10 @@ import Routing
 public struct JunctionDelayModel: Sendable, Hashable {
     /// Default 18 s.
     public var trafficSignalSeconds: Double = 18
-    /// The part of `trafficSignalSeconds` lost braking and accelerating, not waiting. Default 3.5 s. A traffic
-    /// observation is a moving speed along the way (stops excluded), which already holds this part and every turn
-    /// and crossing slow-down: on an edge that traffic covers, only the rest (the expected wait) is charged.
+    /// The part of `trafficSignalSeconds` lost braking and accelerating, not waiting. Default 3.5 s. The vehicle's
+    /// own observation of a way is its moving speed (stops excluded), which already holds this part and every turn
+    /// and crossing slow-down: on an edge it covers, only the rest (the expected wait) is charged. A feed's speed
+    /// holds the waits and the turns too: on an edge the feed covers, no junction delay is charged.
     public var trafficSignalSlowdownSeconds: Double = 3.5
     /// Which signal nodes along a route belong to one junction and which are pedestrian crossings (see
     /// `SignalJunctions`: 40 m clusters, stop lines up to 25 m before the junction).
@@ -37,9 +38,9 @@ public struct JunctionDelayModel: Sendable, Hashable {
     /// its OSM import defaults). On the SUMO Helsinki drives (2 such signals per leg) 5 s made the mid-leg
     /// remaining time 5 points longer with no wait seen there (BENCHMARKS.md "Remaining time on SUMO drives").
     public var crossingSignalSeconds: Double = 1
-    /// The share of a turn or crossing delay still charged on an edge that traffic covers. Default 0.75: a way's
-    /// median moving speed holds part of the slow-down (the braking and accelerating samples on the way), not
-    /// all of it (a median passes over short slow stretches).
+    /// The share of a turn or crossing delay still charged on an edge that the vehicle's own observation covers.
+    /// Default 0.75: a way's median moving speed holds part of the slow-down (the braking and accelerating
+    /// samples on the way), not all of it (a median passes over short slow stretches).
     public var turnDelayShareUnderTraffic: Double = 0.75
     /// Turn and crossing delays: the time lost slowing to the turn's speed and back (a vehicle at 50 km/h slowing
     /// to 20–25 km/h for a turn at 2.6 m/s² up / 4.5 m/s² down loses 1.5–2.5 s), plus yielding. Earlier defaults
@@ -62,11 +63,11 @@ public struct JunctionDelayModel: Sendable, Hashable {
     /// The delay at the end of every edge of `edges` (a route; the last entry is 0), with the signal nodes of one
     /// junction charged once (`signals`). `portionsMeters[i]` is the length of edge i the route uses;
     /// a piece shorter than 1 m at either end of the route means the route starts or ends at the node: no turn
-    /// happens there. Returns (seconds, seconds still charged under traffic) per edge.
+    /// happens there.
     public func delays(
         along edges: [EdgeID], portionsMeters: [Double], graph: RoadGraph, mode: TravelMode
-    ) -> [(seconds: Double, underTrafficSeconds: Double)] {
-        var out = Array(repeating: (seconds: 0.0, underTrafficSeconds: 0.0), count: edges.count)
+    ) -> [JunctionDelay] {
+        var out = Array(repeating: JunctionDelay(), count: edges.count)
         let kinds = signals.kinds(along: edges, portionsMeters: portionsMeters, graph: graph)
         for i in 0..<max(0, edges.count - 1) where portionsMeters[i] >= 1 && portionsMeters[i + 1] >= 1 {
             out[i] = delay(from: edges[i], to: edges[i + 1], signal: kinds[i], graph: graph, mode: mode)
@@ -74,15 +75,16 @@ public struct JunctionDelayModel: Sendable, Hashable {
         return out
     }
 
-    private func delay(from: EdgeID, to: EdgeID, signal: SignalJunctions.Kind, graph: RoadGraph, mode: TravelMode) -> (
-        seconds: Double, underTrafficSeconds: Double
-    ) {
+    private func delay(from: EdgeID, to: EdgeID, signal: SignalJunctions.Kind, graph: RoadGraph, mode: TravelMode)
+        -> JunctionDelay
+    {
         let seconds = totalDelaySeconds(from: from, to: to, signal: signal, graph: graph, mode: mode)
         let signalPart = signalSeconds(signal)
-        // The braking and accelerating share of a signal's charge is what a traffic observation already holds.
+        // The braking and accelerating share of a signal's charge is what a moving speed already holds.
         let slowdownShare = trafficSignalSeconds > 0 ? trafficSignalSlowdownSeconds / trafficSignalSeconds : 0
         let waiting = max(0, signalPart * (1 - slowdownShare))
-        return (seconds, waiting + turnDelayShareUnderTraffic * max(0, seconds - signalPart))
+        let turns = turnDelayShareUnderTraffic * max(0, seconds - signalPart)
+        return JunctionDelay(seconds: seconds, underOwnSpeedSeconds: waiting + turns)
     }
 
     /// The wait charged for a signal of this kind (its turn delay comes on top).
@@ -136,25 +138,44 @@ public struct JunctionDelayModel: Sendable, Hashable {
     }
 }
 
+/// The delay charged at one junction of a route, seconds, by what covers the edge before it. Under a feed speed
+/// nothing: it holds the way's waits at signals, in queues and slowing for the turn (`LegTimeModel.applyTraffic`).
+public struct JunctionDelay: Sendable, Hashable {
+    /// With no traffic observation: everything (`JunctionDelayModel`).
+    public var seconds = 0.0
+    /// Under the vehicle's own moving speed on the edge: the signal's expected wait and part of the turn.
+    public var underOwnSpeedSeconds = 0.0
+    public init(seconds: Double = 0, underOwnSpeedSeconds: Double = 0) {
+        self.seconds = seconds
+        self.underOwnSpeedSeconds = underOwnSpeedSeconds
+    }
+}
+
 /// Per-edge times of one leg, with suffix sums so the remaining time is O(1) per fix.
+///
+/// Each edge's time is split in two: moving (`roadSeconds`: the cruise time, slower where the vehicle's own
+/// observations say so) and delay (`delaySeconds`: the junction charge at its end, and what a feed speed adds over
+/// the cruise time — its waits in queues and at signals). The navigator scales the two with the trip's own
+/// moving pace and stop pace (`NavigatorConfiguration.paceSplitsStops`).
 struct LegTimeModel {
     /// Free-flow seconds of each edge's used portion, at the cruise speed (`CruiseSpeedModel`).
     private(set) var freeFlowSeconds: [Double]
     /// The cruise speed of each edge, km/h: what traffic observations are compared with.
     let cruiseKph: [Double]
-    /// Traffic-adjusted seconds of each edge's used portion.
+    /// Traffic-adjusted seconds of each edge's used portion, junction excluded: `roadSeconds` + the feed's excess.
     private(set) var trafficSeconds: [Double]
-    /// Delay at the end of edge i (junction into i + 1), seconds: all of it (`junctionSeconds`), and only the
-    /// part still charged when traffic covers edge i (`junctionUnderTrafficSeconds`; see `JunctionDelayModel.delay`).
-    let junctionSeconds: [Double]
-    let junctionUnderTrafficSeconds: [Double]
+    /// Moving seconds of each edge's used portion (see the type's comment).
+    private(set) var roadSeconds: [Double]
+    /// The junction delay at the end of each edge by what covers it (`JunctionDelay`).
+    let junctions: [JunctionDelay]
     /// The junction delay charged at the end of edge i under the current traffic.
     private(set) var chargedJunctionSeconds: [Double]
     /// Σ_{j ≥ i} (traffic + junction); one extra 0 at the end.
     private(set) var suffixTraffic: [Double]
-    /// Σ_{j ≥ i} free flow (no junctions), and Σ traffic (no junctions), for the delay category.
-    private(set) var suffixFreeFlowOnly: [Double]
-    private(set) var suffixTrafficOnly: [Double]
+    /// Σ_{j ≥ i} of the delay part (charged junction + the feed's excess over moving).
+    private(set) var suffixDelay: [Double]
+    /// Σ_{j ≥ i} free flow with every junction delay: the time with no traffic known, for the delay category.
+    private(set) var suffixNoTraffic: [Double]
     /// Number of edges at or after i that live traffic covers.
     private(set) var suffixCovered: [Int]
     let portionsMeters: [Double]
@@ -171,30 +192,23 @@ struct LegTimeModel {
         var portions: [Double] = []
         var free: [Double] = []
         var cruise: [Double] = []
-        var junction: [Double] = []
-        var underTraffic: [Double] = []
         for (i, e) in edges.enumerated() {
             let portion = route.edgeEndMeters(i) - route.edgeStartMeters[i]
             portions.append(portion)
             let kph = speeds.speedKph(of: e, graph: graph, mode: mode)
             cruise.append(kph)
             free.append(kph > 0 ? portion * 3.6 / kph : 0)
-            junction.append(0)
-            underTraffic.append(0)
-        }
-        for (i, d) in junctions.delays(along: edges, portionsMeters: portions, graph: graph, mode: mode).enumerated() {
-            (junction[i], underTraffic[i]) = d
         }
         portionsMeters = portions
         cruiseKph = cruise
         freeFlowSeconds = free
         trafficSeconds = free
-        junctionSeconds = junction
-        junctionUnderTrafficSeconds = underTraffic
-        chargedJunctionSeconds = junction
+        roadSeconds = free
+        self.junctions = junctions.delays(along: edges, portionsMeters: portions, graph: graph, mode: mode)
+        chargedJunctionSeconds = self.junctions.map(\.seconds)
         suffixTraffic = []
-        suffixFreeFlowOnly = []
-        suffixTrafficOnly = []
+        suffixDelay = []
+        suffixNoTraffic = []
         suffixCovered = []
         rebuildSuffixes(covered: Array(repeating: false, count: edges.count))
     }
@@ -214,9 +228,17 @@ struct LegTimeModel {
         trafficAppliedAt = time
         var covered: [Bool] = []
         for (i, e) in route.leg.edges.enumerated() {
-            let m = model.durationMultiplier(wayID: graph.osmWayID(of: e), freeFlowKph: cruiseKph[i], at: time)
-            trafficSeconds[i] = freeFlowSeconds[i] * m.multiplier
-            covered.append(m.covered && portionsMeters[i] >= 1)
+            let t = model.wayTraffic(wayID: graph.osmWayID(of: e), freeFlowKph: cruiseKph[i], at: time)
+            let s = t.shares
+            let free = freeFlowSeconds[i]
+            // A feed faster than the cruise speed is moving faster; slower, it is waiting (delay, see above).
+            roadSeconds[i] = free * (s.freeFlow + s.feed * min(1, t.feedSlowdown) + s.own * t.ownSlowdown)
+            trafficSeconds[i] = roadSeconds[i] + free * s.feed * max(0, t.feedSlowdown - 1)
+            // Nothing at the junction for the feed's share: its speed holds the signal, the queue and the turn
+            // (SUMO: charging three quarters of the turn delays on top made the Liechtenstein legs 10 % too long).
+            let j = junctions[i]
+            chargedJunctionSeconds[i] = s.freeFlow * j.seconds + s.own * j.underOwnSpeedSeconds
+            covered.append(t.covered && portionsMeters[i] >= 1)
         }
         rebuildSuffixes(covered: covered)
     }
@@ -224,15 +246,19 @@ struct LegTimeModel {
     private mutating func rebuildSuffixes(covered: [Bool]) {
         let n = freeFlowSeconds.count
         suffixTraffic = Array(repeating: 0, count: n + 1)
-        suffixFreeFlowOnly = Array(repeating: 0, count: n + 1)
-        suffixTrafficOnly = Array(repeating: 0, count: n + 1)
+        suffixDelay = Array(repeating: 0, count: n + 1)
+        suffixNoTraffic = Array(repeating: 0, count: n + 1)
         suffixCovered = Array(repeating: 0, count: n + 1)
         var i = n - 1
         while i >= 0 {
-            chargedJunctionSeconds[i] = covered[i] ? junctionUnderTrafficSeconds[i] : junctionSeconds[i]
+            if !covered[i] {  // nothing live covers it (an observation may have aged out): no traffic
+                roadSeconds[i] = freeFlowSeconds[i]
+                trafficSeconds[i] = freeFlowSeconds[i]
+                chargedJunctionSeconds[i] = junctions[i].seconds
+            }
             suffixTraffic[i] = suffixTraffic[i + 1] + trafficSeconds[i] + chargedJunctionSeconds[i]
-            suffixFreeFlowOnly[i] = suffixFreeFlowOnly[i + 1] + freeFlowSeconds[i]
-            suffixTrafficOnly[i] = suffixTrafficOnly[i + 1] + trafficSeconds[i]
+            suffixDelay[i] = suffixDelay[i + 1] + (trafficSeconds[i] - roadSeconds[i]) + chargedJunctionSeconds[i]
+            suffixNoTraffic[i] = suffixNoTraffic[i + 1] + freeFlowSeconds[i] + junctions[i].seconds
             suffixCovered[i] = suffixCovered[i + 1] + (covered[i] ? 1 : 0)
             i -= 1
         }
@@ -262,23 +288,26 @@ struct LegTimeModel {
         return current + chargedJunctionSeconds[i] + suffixTraffic[i + 1]
     }
 
-    /// The junction delays still ahead of `distance` along the leg (those `remainingSeconds` includes), seconds.
-    func remainingJunctionSeconds(atDistance distance: Double) -> Double {
+    /// The delay part of the model's remaining time from `distance` (the junction delays still ahead and the
+    /// feed's waits on the edges ahead, see the type's comment), seconds.
+    func remainingDelaySeconds(atDistance distance: Double) -> Double {
         guard !portionsMeters.isEmpty else { return 0 }
-        let i = route.edgeIndex(atDistance: min(max(0, distance), route.lengthMeters))
-        return chargedJunctionSeconds[i] + (suffixTraffic[i + 1] - suffixTrafficOnly[i + 1])
+        let d = min(max(0, distance), route.lengthMeters)
+        let i = route.edgeIndex(atDistance: d)
+        let f = portionsMeters[i] > 0 ? max(0, route.edgeEndMeters(i) - d) / portionsMeters[i] : 0
+        return chargedJunctionSeconds[i] + (trafficSeconds[i] - roadSeconds[i]) * f + suffixDelay[i + 1]
     }
 
-    /// (traffic-aware, free-flow) seconds of the edges ahead without junction delays, and whether traffic covers
-    /// any of them.
+    /// (traffic-aware, no-traffic) seconds of the rest of the leg, both with their junction delays, and whether
+    /// traffic covers any edge ahead: the delay category's comparison.
     func delayComparison(atDistance distance: Double) -> (traffic: Double, freeFlow: Double, covered: Bool) {
         guard !portionsMeters.isEmpty else { return (0, 0, false) }
         let d = min(max(0, distance), route.lengthMeters)
         let i = route.edgeIndex(atDistance: d)
-        let left = max(0, route.edgeEndMeters(i) - d)
-        let f = portionsMeters[i] > 0 ? left / portionsMeters[i] : 0
+        let f = portionsMeters[i] > 0 ? max(0, route.edgeEndMeters(i) - d) / portionsMeters[i] : 0
         return (
-            trafficSeconds[i] * f + suffixTrafficOnly[i + 1], freeFlowSeconds[i] * f + suffixFreeFlowOnly[i + 1],
+            trafficSeconds[i] * f + chargedJunctionSeconds[i] + suffixTraffic[i + 1],
+            freeFlowSeconds[i] * f + junctions[i].seconds + suffixNoTraffic[i + 1],
             suffixCovered[i] > 0
         )
     }

@@ -1,4 +1,3 @@
-import Foundation
 
 /// Every threshold of the navigator, with its default and why.
 public struct NavigatorConfiguration: Sendable, Hashable {
@@ -238,8 +237,10 @@ public struct NavigatorConfiguration: Sendable, Hashable {
     /// … and at least this fraction of the remaining time. Default 0.1.
     public var fasterRouteMinimumSavingFraction: Double = 0.1
 
-    /// Delay category bands on traffic-aware ÷ free-flow time of the edges ahead (junction delays excluded):
-    /// below `lightBelowRatio` light (delays up to 15 %), below `mediumBelowRatio` medium (up to 40 %), else heavy.
+    /// Delay category bands on the traffic-aware ÷ the no-traffic time of the rest of the leg, junction delays
+    /// included in both (a feed speed holds the waits at signals: compared with road times alone, a usual red light
+    /// would read as a delay): below `lightBelowRatio` light (delays up to 15 %), below `mediumBelowRatio` medium
+    /// (up to 40 %), else heavy; noData when no live observation covers an edge ahead.
     public var lightBelowRatio: Double = 1.15
     public var mediumBelowRatio: Double = 1.4
 

@@ -326,7 +326,7 @@ public final class NavigatorCore {
             } else if snapped.isOnRoute, let match = snapped.routeMatch {
                 p = progress!
                 let modelBefore = modelRemainingSeconds(p)
-                let junctionBefore = p.time.remainingJunctionSeconds(atDistance: p.along)
+                let junctionBefore = p.time.remainingDelaySeconds(atDistance: p.along)
                 let movedBefore = p.along > 0
                 track(&p, measurement: match.distanceAlongLegMeters, snapped: snapped, speed: speed)
                 progress = p
@@ -336,7 +336,7 @@ public final class NavigatorCore {
                     let dt = time.timeIntervalSince(previous.timestamp)
                     if dt > 0 && dt <= configuration.paceMaximumGapSeconds {
                         let modelAfter = modelRemainingSeconds(p)
-                        let junctionAfter = p.time.remainingJunctionSeconds(atDistance: p.along)
+                        let junctionAfter = p.time.remainingDelaySeconds(atDistance: p.along)
                         pace.elapsedSeconds += dt
                         pace.modelSeconds += max(0, modelBefore - modelAfter)
                         pace.roadModelSeconds += max(0, (modelBefore - junctionBefore) - (modelAfter - junctionAfter))
@@ -1062,7 +1062,7 @@ public final class NavigatorCore {
             ownSpeedWeight: configuration.ownSpeedWeight,
             ownSpeedFloor: configuration.ownSpeedFloorFraction)
         guard configuration.paceSplitsStops else { return (seconds * paceFactor, meters) }
-        let junction = min(seconds, p.time.remainingJunctionSeconds(atDistance: along))
+        let junction = min(seconds, p.time.remainingDelaySeconds(atDistance: along))
         return ((seconds - junction) * roadPaceFactor + junction * stopPaceFactor, meters)
     }
 

@@ -16,7 +16,7 @@ public struct TrafficObservation: Sendable, Hashable, Codable {
     }
 }
 
-/// How observations age.
+/// How observations age and combine.
 public struct TrafficModelConfiguration: Sendable, Hashable {
     /// An observation's weight is exp(-age / this): after this long it counts 37 %. Default 900 s (15 min).
     public var fadeTimeConstantSeconds: Double = 900
@@ -25,15 +25,69 @@ public struct TrafficModelConfiguration: Sendable, Hashable {
     /// The vehicle's own observations weigh this much relative to the feed's of the same age. Default 0.5: one car
     /// is one sample, a feed is an aggregate.
     public var ownObservationWeight: Double = 0.5
+    /// A fresh feed observation's weight: the share of the feed in a way's time, the rest being the time with no
+    /// traffic known (cruise speed and every junction delay). Default 1: on the SUMO drives 0.6 and 0.4 made the
+    /// mid-leg remaining time no better (BENCHMARKS.md "Remaining time when traffic is known").
+    public var feedObservationWeight: Double = 1
+    /// The feed's observations of one way are averaged (as time per metre) with weights exp(-age / this), the
+    /// newest weighing 1; 0 keeps only the newest. Default 300 s. Why: a feed published every minute from what
+    /// vehicles did in that minute says whether the way's signal was red for them; the vehicle that gets there in
+    /// a few minutes meets another phase. Averaging the last few minutes estimates the way's typical time instead.
+    public var feedAveragingSeconds: Double = 300
+    /// A feed speed below this counts as this, km/h, in the average. Default 3: a minute in which the only vehicle on
+    /// a way stood at its red light says ~0 km/h, which as time per metre would outweigh every other minute.
+    public var feedMinimumSpeedKph: Double = 3
+    /// For the remaining time, a feed speed above the cruise speed counts, up to this many times it. Default 1.3.
+    /// Why: the cruise speed is an estimate (the limit); a feed, noisy way by way, is as often above it as below,
+    /// and counting only the slower ways made the SUMO Liechtenstein legs 10 % longer than without a feed. The
+    /// router keeps "traffic only slows down" (`durationMultiplier`): its lower bounds need it.
+    public var feedMaximumSpeedOverCruise: Double = 1.3
     public init() {}
 }
 
-/// Traffic per OSM way: the caller's feed plus the vehicle's own speeds, fading with age. Traffic only slows
-/// down: a speed above free flow counts as free flow (so routing lower bounds stay valid). A value type; the
-/// navigator keeps one and bumps `generation` whenever it changes.
+/// What traffic says about one way at one instant: the feed's and the vehicle's own slow-down (travel time ÷ the
+/// time at the compared free-flow speed, ≥ 1) and how much each counts (its fading weight: 0 = nothing known).
+public struct WayTraffic: Sendable, Hashable {
+    /// The feed's travel-time multiplier: a feed speed holds the time stood in queues and at signals on the way.
+    /// Below 1 where the feed is faster than the compared speed (`feedMaximumSpeedOverCruise`).
+    public var feedSlowdown = 1.0
+    public var feedWeight = 0.0
+    /// The vehicle's own moving-speed multiplier (standing excluded; see `NavigatorCore.observeOwnTraffic`).
+    public var ownSlowdown = 1.0
+    public var ownWeight = 0.0
+
+    /// Whether any live observation covers the way.
+    public var covered: Bool { feedWeight > 0 || ownWeight > 0 }
+
+    /// The shares (free flow, feed, own) of a blend that sum to 1: the observations' shares are their weights,
+    /// scaled down to a confidence of min(1, total weight), so the blend fades towards free flow as they age.
+    public var shares: (freeFlow: Double, feed: Double, own: Double) {
+        let total = feedWeight + ownWeight
+        guard total > 0 else { return (1, 0, 0) }
+        let confidence = min(1, total)
+        return (1 - confidence, confidence * feedWeight / total, confidence * ownWeight / total)
+    }
+}
+
+/// Traffic per OSM way: the caller's feed plus the vehicle's own speeds, fading with age. For the router traffic
+/// only slows down: a speed above free flow counts as free flow (so routing lower bounds stay valid); the remaining
+/// time also takes a feed faster than the cruise speed (`feedMaximumSpeedOverCruise`). A value type; the navigator
+/// keeps one and bumps `generation` whenever it changes.
+///
+/// The two sources mean different things (topics.md, `{prefix}/traffic`): a feed speed is a way's length ÷ the
+/// time to traverse it, waits at its signals and in its queues included (what a traffic simulator's edge data and
+/// flow feeds give); the vehicle's own is its moving speed on the way, standing excluded.
 public struct TrafficModel: Sendable {
     public var configuration: TrafficModelConfiguration
-    private var feed: [Int64: TrafficObservation] = [:]
+    /// Per way: Σ w × (hours per km) and Σ w of the feed's observations, weights as of `referenceTime`
+    /// (exp(-(referenceTime − observedAt) / `feedAveragingSeconds`)), and the newest observation's time.
+    private struct FeedAverage: Sendable {
+        var weightedPace: Double
+        var weight: Double
+        var referenceTime: Date
+        var newest: Date
+    }
+    private var feed: [Int64: FeedAverage] = [:]
     private var own: [Int64: TrafficObservation] = [:]
     /// Incremented on every change to the feed (not to own observations).
     public private(set) var feedGeneration = 0
@@ -44,12 +98,35 @@ public struct TrafficModel: Sendable {
         self.configuration = configuration
     }
 
-    /// Takes the newest observation per way; non-positive speeds are ignored.
+    /// Adds the feed's observations to each way's average; non-positive speeds are ignored, and so is an
+    /// observation of a way at the time of one already taken (a payload received twice).
     public mutating func update(_ observations: [TrafficObservation]) {
         var changed = false
+        let averaging = configuration.feedAveragingSeconds
         for o in observations where o.speedKph > 0 && o.speedKph.isFinite {
-            if let old = feed[o.osmWayID], old.observedAt > o.observedAt { continue }
-            feed[o.osmWayID] = o
+            let pace = 1 / max(o.speedKph, configuration.feedMinimumSpeedKph, 1e-3)
+            guard var a = feed[o.osmWayID], averaging > 0 else {
+                if let old = feed[o.osmWayID], old.newest >= o.observedAt { continue }  // newest only
+                feed[o.osmWayID] = FeedAverage(weightedPace: pace, weight: 1, referenceTime: o.observedAt, newest: o.observedAt)
+                changed = true
+                continue
+            }
+            if o.observedAt == a.newest { continue }
+            let shift = o.observedAt.timeIntervalSince(a.referenceTime)
+            if shift > 0 {
+                let decay = exp(-shift / averaging)
+                a.weightedPace *= decay
+                a.weight *= decay
+                a.referenceTime = o.observedAt
+                a.weightedPace += pace
+                a.weight += 1
+            } else {
+                let w = exp(shift / averaging)
+                a.weightedPace += w * pace
+                a.weight += w
+            }
+            a.newest = max(a.newest, o.observedAt)
+            feed[o.osmWayID] = a
             changed = true
         }
         if changed {
@@ -71,31 +148,41 @@ public struct TrafficModel: Sendable {
         generation += 1
     }
 
-    private func weight(_ o: TrafficObservation, at time: Date) -> Double {
-        let age = max(0, time.timeIntervalSince(o.observedAt))
+    private func weight(observedAt: Date, at time: Date) -> Double {
+        let age = max(0, time.timeIntervalSince(observedAt))
         guard age <= configuration.maximumAgeSeconds else { return 0 }
         return exp(-age / configuration.fadeTimeConstantSeconds)
     }
 
+    /// The feed's and the vehicle's own word on `wayID` at `time`, against a free-flow speed of `freeFlowKph`.
+    public func wayTraffic(wayID: Int64, freeFlowKph: Double, at time: Date) -> WayTraffic {
+        var out = WayTraffic()
+        if let a = feed[wayID], a.weight > 0 {
+            let w = weight(observedAt: a.newest, at: time) * configuration.feedObservationWeight
+            if w > 0 {
+                out.feedWeight = w
+                out.feedSlowdown = max(
+                    1 / configuration.feedMaximumSpeedOverCruise, freeFlowKph * a.weightedPace / a.weight)
+            }
+        }
+        if let o = own[wayID] {
+            let w = weight(observedAt: o.observedAt, at: time) * configuration.ownObservationWeight
+            if w > 0 {
+                out.ownWeight = w
+                out.ownSlowdown = max(1, freeFlowKph / o.speedKph)
+            }
+        }
+        return out
+    }
+
     /// Travel-time multiplier (≥ 1) for an edge of `wayID` whose free-flow speed is `freeFlowKph`, and whether
-    /// any live observation covers the way.
+    /// any live observation covers the way: the router's view, both sources blended (`WayTraffic.shares`).
     public func durationMultiplier(wayID: Int64, freeFlowKph: Double, at time: Date) -> (
         multiplier: Double, covered: Bool
     ) {
-        var totalWeight = 0.0, weightedSlowdown = 0.0
-        if let o = feed[wayID] {
-            let w = weight(o, at: time)
-            if w > 0 { totalWeight += w; weightedSlowdown += w * max(1, freeFlowKph / o.speedKph) }
-        }
-        if let o = own[wayID] {
-            let w = weight(o, at: time) * configuration.ownObservationWeight
-            if w > 0 { totalWeight += w; weightedSlowdown += w * max(1, freeFlowKph / o.speedKph) }
-        }
-        guard totalWeight > 0 else { return (1, false) }
-        // The blend fades towards free flow as the (strongest) observation ages: confidence = min(1, total weight).
-        let confidence = min(1, totalWeight)
-        let observed = weightedSlowdown / totalWeight
-        return (1 + confidence * (observed - 1), true)
+        let t = wayTraffic(wayID: wayID, freeFlowKph: freeFlowKph, at: time)
+        let s = t.shares
+        return (s.freeFlow + s.feed * max(1, t.feedSlowdown) + s.own * t.ownSlowdown, t.covered)
     }
 
     /// A frozen view for the router (`RouteRequest.traffic`).

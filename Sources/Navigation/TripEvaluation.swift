@@ -89,6 +89,7 @@ public struct TripEvaluator {
         // Drive every leg (or the leaving drive), stopping at each end.
         var fixes: [LocationFix] = []
         var truth: [TruthSample] = []
+        var driven: [Int64: (meters: Double, seconds: Double)] = [:]  // per way, for the known traffic
         var legEndTruthTime: [Double] = []
         var legTruthStartIndex: [Int] = []
         var offRouteTruthTime: Double?
@@ -118,6 +119,12 @@ public struct TripEvaluator {
             legTruthStartIndex.append(truth.count)
             fixes += drive.fixes
             truth += drive.truth
+            for (a, b) in zip(drive.truth, drive.truth.dropFirst()) {  // the known traffic: see below
+                let seconds = b.timestamp - a.timestamp
+                guard seconds > 0 else { continue }
+                driven[a.osmWayID, default: (0, 0)].meters += max(0, b.distanceMeters - a.distanceMeters)
+                driven[a.osmWayID, default: (0, 0)].seconds += seconds
+            }
             guard let last = drive.truth.last else { return nil }
             if leaveAfterFraction != nil {
                 let onRoute = Set(leg.edges)
@@ -171,14 +178,11 @@ public struct TripEvaluator {
         let start = Date(timeIntervalSince1970: fixes.first?.timestamp ?? 0)
         var observations: [TrafficObservation] = []
         if knownTraffic {
-            // A feed reports the flow speed between junctions: the median moving speed on each way (stops and
-            // junction slow-downs are the junction model's business).
-            var speeds: [Int64: [Double]] = [:]
-            for sample in truth where sample.speedMetersPerSecond > 2 {
-                speeds[sample.osmWayID, default: []].append(sample.speedMetersPerSecond)
-            }
-            observations = speeds.map { way, list in
-                TrafficObservation(osmWayID: way, speedKph: list.sorted()[list.count / 2] * 3.6, observedAt: start)
+            // A feed reports each way's travel speed (topics.md, `{prefix}/traffic`): the metres driven on it ÷ the
+            // seconds spent on it, stops at its signals included (not the stand at a waypoint: the drives only).
+            observations = driven.compactMap { way, d in
+                d.meters > 0 && d.seconds > 0
+                    ? TrafficObservation(osmWayID: way, speedKph: d.meters / d.seconds * 3.6, observedAt: start) : nil
             }
         }
         let raw = zip(fixes, truth).map { fix, sample in

@@ -67,6 +67,50 @@ import TestKit
         #expect(payloads.allSatisfy { $0["schemaVersion"] as? Int == 1 && $0["seq"] is Int })
     }
 
+    /// `replay --traffic`: each payload applied when the replay reaches its receivedAt (or its newest observedAt).
+    @Test func replayAppliesTrafficPayloadsAtTheirTime() throws {
+        let map = NavigationMap(graph: try Self.graph(), name: "street")
+        let destinations = Array(#"{"assignmentId":"r-1","waypoints":[{"lat":60.17,"lon":24.9436,"title":"End"}]}"#.utf8)
+        let start = 1_796_026_502.0
+        func run(_ traffic: [String]) throws -> [String] {
+            try ReplayCommand.replay(Self.trace(start: start), destinations: destinations, map: map, vehicleID: "v",
+                                     autoContinue: true, traffic: traffic)
+        }
+        func payloads(_ lines: [String], _ topic: String) -> [[String: Any]] {
+            lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+                .filter { $0["topic"] as? String == topic }.compactMap { $0["payload"] as? [String: Any] }
+        }
+        func slow(at seconds: Double, receivedAt: String?) -> String {
+            let observed = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: seconds))
+            return #"{"#
+                + (receivedAt.map { #""receivedAt":\#($0),"# } ?? "")
+                + #""segments":[{"osmWayId":100,"speedKph":3.6,"observedAt":"\#(observed)"}]}"#
+        }
+        let none = try run([])
+        let midway = try run([slow(at: start + 5, receivedAt: "\(start + 5)")])
+        let etaAtReceipt = { (events: [String]) in
+            payloads(events, "nav/eta").first { $0["timestamp"] as? String == "2026-11-30T08:15:07.000Z" }?[
+                "remainingSeconds"] as? Double ?? 0
+        }
+        // Slow traffic on the street from 5 s on: a longer remaining time, and a heavy delay category.
+        #expect(etaAtReceipt(midway) > etaAtReceipt(none) + 5)
+        #expect(!payloads(none, "nav/delay").contains { $0["category"] as? String == "heavy" })
+        #expect(payloads(midway, "nav/delay").contains { $0["category"] as? String == "heavy" })
+        // Without receivedAt the newest observedAt is the time, and the outcome the same; and it is deterministic.
+        let observedOnly = try run([slow(at: start + 5, receivedAt: nil)])
+        #expect(observedOnly == midway)
+        #expect(try run([slow(at: start + 5, receivedAt: "\(start + 5)")]) == midway)
+        // Received after the last fix: never applied.
+        #expect(try run([slow(at: start + 5, receivedAt: "\(start + 60)")]) == none)
+        // Received before the first fix (ISO 8601 text): the route is planned with it.
+        let before = try run([slow(at: start - 60, receivedAt: #""2026-11-30T08:14:00Z""#)])
+        let plannedNone = payloads(none, "nav/route").first?["durationSeconds"] as? Double ?? 0
+        let plannedBefore = payloads(before, "nav/route").first?["durationSeconds"] as? Double ?? 0
+        #expect(plannedBefore > plannedNone + 60)
+        #expect(throws: CommandFailure.self) { _ = try run(["{\"segments\":7}"]) }
+        #expect(throws: CommandFailure.self) { _ = try run([slow(at: start, receivedAt: #""soon""#)]) }
+    }
+
     @Test func replayRefusesAFileThatIsNotAnAssignment() throws {
         let map = NavigationMap(graph: try Self.graph(), name: "street")
         #expect(throws: CommandFailure.self) {

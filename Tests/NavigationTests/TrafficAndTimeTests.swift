@@ -6,10 +6,11 @@ import Routing
 import Testing
 
 @Suite struct TrafficAndTimeTests {
-    private func start(_ roads: DrawnRoads, to destination: Character, at time: Date = t0) -> (
-        NavigatorCore, [NavigationEvent]
-    ) {
-        let nav = roads.navigator()
+    private func start(
+        _ roads: DrawnRoads, to destination: Character, at time: Date = t0,
+        configuration: NavigatorConfiguration = NavigatorConfiguration()
+    ) -> (NavigatorCore, [NavigationEvent]) {
+        let nav = roads.navigator(configuration: configuration)
         nav.timeUpdateThresholdSeconds = 1000
         nav.distanceUpdateThresholdMeters = 1000
         _ = nav.process(RawFix(coordinate: roads["A"], timestamp: time, speedMetersPerSecond: 0))
@@ -106,10 +107,11 @@ import Testing
         #expect(abs(try duration(main: .residential, side: .footway, sideAccess: [.walking, .cycling]) - free) < 0.01)
     }
 
-    @Test func trafficSpeedsAlreadyHoldTheSlowDownsAtJunctions() throws {
-        // As above but the signal at the junction C, where the route turns right to D. A feed on A–B and B–C
-        // (moving speeds, 50 km/h: no slower than free flow) leaves only the signal's expected wait (18 − 3.5 s of
-        // braking and accelerating) and three quarters of the 3 s turn; C–D is not covered, nothing follows it.
+    @Test func feedSpeedsAlreadyHoldTheWaitsAtSignals() throws {
+        // As above but the signal at the junction C, where the route turns right to D. A feed speed is the way's
+        // length ÷ its travel time, the wait at its signal and the slowing for the turn included: with the feed on
+        // A–B and B–C (50 km/h: no slower than free flow) neither the signal's 18 s nor the turn's 3 s are
+        // charged; C–D is not covered, nothing follows it.
         let roads = try DrawnRoads(
             """
                             E
@@ -123,11 +125,67 @@ import Testing
         #expect(abs(try #require(nav.currentRouteLeg).durationSeconds - (free + 18 + 3)) < 0.01)
         _ = nav.updateTraffic(
             [1, 2].map { TrafficObservation(osmWayID: $0, speedKph: 50, observedAt: t0) }, at: t0)
-        #expect(abs(try #require(nav.currentRouteLeg).durationSeconds - (free + 14.5 + 2.25)) < 0.01)
+        #expect(abs(try #require(nav.currentRouteLeg).durationSeconds - free) < 0.01)
+        // B–C (200 m) at 25 km/h: 14.4 s more on it, the wait at C's signal among them, not on top.
+        let (slow, _) = start(roads, to: "D")
+        _ = slow.updateTraffic([TrafficObservation(osmWayID: 2, speedKph: 25, observedAt: t0)], at: t0)
+        #expect(abs(try #require(slow.currentRouteLeg).durationSeconds - (free + 200 / (50 / 3.6))) < 0.01)
+        // The delay category compares with the time without traffic, its signal wait included: 46.8 s against
+        // 53.4 s is light (road times alone, 46.8 s against 32.4 s, would have said heavy). 5 km/h a second later
+        // (averaged with the 25 km/h: 8.3 km/h, 105 s) is heavy.
+        #expect(slow.delayCategoryToNextDestination == .light)
+        _ = slow.updateTraffic(
+            [TrafficObservation(osmWayID: 2, speedKph: 5, observedAt: t0.addingTimeInterval(1))],
+            at: t0.addingTimeInterval(1))
+        #expect(slow.delayCategoryToNextDestination == .heavy)
         // Traffic on the last way only (C–D) changes no junction: its delays come before it.
         let (other, _) = start(roads, to: "D")
         _ = other.updateTraffic([TrafficObservation(osmWayID: 3, speedKph: 50, observedAt: t0)], at: t0)
         #expect(abs(try #require(other.currentRouteLeg).durationSeconds - (free + 18 + 3)) < 0.01)
+    }
+
+    @Test func aWaysFeedObservationsAreAveragedAsTimePerMetre() {
+        // 50 then 10 km/h a minute later: weights exp(-60/300) and 1 on 1/50 and 1/10 h/km → 15.6 km/h, 3.2 × the
+        // time at 50 km/h. The control keeps the newest only (5 ×).
+        let first = TrafficObservation(osmWayID: 7, speedKph: 50, observedAt: t0)
+        let second = TrafficObservation(osmWayID: 7, speedKph: 10, observedAt: t0.addingTimeInterval(60))
+        var averaged = TrafficModel()
+        averaged.update([first])
+        averaged.update([second])
+        let w = exp(-60.0 / 300)
+        let expected = 50 * (w / 50 + 1 / 10) / (w + 1)
+        let at = t0.addingTimeInterval(60)
+        #expect(abs(averaged.wayTraffic(wayID: 7, freeFlowKph: 50, at: at).feedSlowdown - expected) < 1e-9)
+        // In the other order (the older one received last) the same.
+        var reversed = TrafficModel()
+        reversed.update([second])
+        reversed.update([first])
+        #expect(abs(reversed.wayTraffic(wayID: 7, freeFlowKph: 50, at: at).feedSlowdown - expected) < 1e-9)
+        var configuration = TrafficModelConfiguration()
+        configuration.feedAveragingSeconds = 0
+        var newest = TrafficModel(configuration: configuration)
+        newest.update([first])
+        newest.update([second])
+        #expect(abs(newest.wayTraffic(wayID: 7, freeFlowKph: 50, at: at).feedSlowdown - 5) < 1e-9)
+        // A payload received twice counts once.
+        var twice = TrafficModel()
+        twice.update([first])
+        twice.update([second])
+        twice.update([second])
+        #expect(abs(twice.wayTraffic(wayID: 7, freeFlowKph: 50, at: at).feedSlowdown - expected) < 1e-9)
+        // A way whose only vehicle stood the whole minute (0.2 km/h) counts as 3 km/h.
+        var standing = TrafficModel()
+        standing.update([TrafficObservation(osmWayID: 8, speedKph: 0.2, observedAt: t0)])
+        #expect(abs(standing.wayTraffic(wayID: 8, freeFlowKph: 30, at: t0).feedSlowdown - 10) < 1e-9)
+        // Faster than the cruise speed: the remaining time takes it, up to 1.3 × (65 km/h at 50); the router not.
+        var fast = TrafficModel()
+        fast.update([TrafficObservation(osmWayID: 9, speedKph: 100, observedAt: t0)])
+        #expect(abs(fast.wayTraffic(wayID: 9, freeFlowKph: 50, at: t0).feedSlowdown - 1 / 1.3) < 1e-9)
+        #expect(abs(fast.wayTraffic(wayID: 9, freeFlowKph: 90, at: t0).feedSlowdown - 0.9) < 1e-9)
+        #expect(fast.durationMultiplier(wayID: 9, freeFlowKph: 50, at: t0) == (1, true))
+        // The blend's confidence follows the newest observation's age: after 900 s it counts e^-1.
+        let aged = averaged.wayTraffic(wayID: 7, freeFlowKph: 50, at: at.addingTimeInterval(900)).shares
+        #expect(abs(aged.feed - exp(-1)) < 1e-9 && abs(aged.freeFlow - (1 - exp(-1))) < 1e-9 && aged.own == 0)
     }
 
     @Test func remainingTimeFollowsTheTripsOwnPace() throws {
@@ -237,7 +295,9 @@ import Testing
 
     @Test func delayCategoryBandsAndFading() throws {
         let roads = try DrawnRoads("A-------B", gridMeters: 50, ways: [.init("AB")])
-        let (nav, events) = start(roads, to: "B")
+        var newestOnly = NavigatorConfiguration()  // each feed replaces the last (averaging: the test above)
+        newestOnly.traffic.feedAveragingSeconds = 0
+        let (nav, events) = start(roads, to: "B", configuration: newestOnly)
         #expect(events.delays.isEmpty)  // noData, as before any route
         #expect(nav.delayCategoryToNextDestination == .noData)
         func feed(_ kph: Double, _ seconds: Double) -> [String] {
