@@ -49,6 +49,8 @@ public final class MapMatcher {
     public private(set) var route: ActiveRoute?
 
     private let distances: RoadDistanceCache
+    /// True when roads closed to `mode` are candidates (`closedRoadPenalty`).
+    private let includesClosedRoads: Bool
     private let smootherModel: AlongRoadSmoother.Model
     /// The model for the newest fix's provisional answer: without the constant-acceleration fit, whose one-sided
     /// estimate at the end of the window is noisier than the constant-velocity one.
@@ -97,7 +99,11 @@ public final class MapMatcher {
         self.index = index
         self.mode = mode
         self.configuration = configuration
-        distances = RoadDistanceCache(index: index, mode: mode, scratch: searchScratch)
+        includesClosedRoads = mode.isMotorized && configuration.closedRoadPenalty.isFinite
+            && configuration.maximumClosedCandidateRoads > 0
+        distances = RoadDistanceCache(index: index, mode: mode, scratch: searchScratch,
+                                      closedRoadLengthFactor: includesClosedRoads
+                                          ? max(1, configuration.closedRoadLengthFactor) : nil)
         smootherModel = AlongRoadSmoother.Model(
             speedNoise: configuration.speedIntegrationSigmaMetersPerSecond,
             speedScale: configuration.speedIntegrationScaleError,
@@ -342,7 +348,9 @@ public final class MapMatcher {
         let fix = step.fix
         let observed = step.observed
         index.candidates(near: observed, radius: step.radius, mode: mode,
-                         maximumRoads: configuration.maximumCandidateRoads, into: &candidateBuffer, scratch: &scratch)
+                         maximumRoads: configuration.maximumCandidateRoads,
+                         maximumClosedRoads: includesClosedRoads ? configuration.maximumClosedCandidateRoads : 0,
+                         into: &candidateBuffer, scratch: &scratch)
         let sigma = step.sigma
         var course: Double? = {
             guard configuration.courseWeight > 0, let c = fix.validCourse else { return nil }
@@ -395,6 +403,7 @@ public final class MapMatcher {
             case .service, .track, .busway, .pedestrian: emission -= configuration.minorRoadPenalty
             default: break
             }
+            if c.closed { emission -= configuration.closedRoadPenalty }
             var state = LatticeState(
                 edge: c.edge, offset: c.offset, distance: c.distance, emission: emission, coastCount: 0,
                 referenceLatitude: observed.latitude, referenceLongitude: observed.longitude,
@@ -1007,12 +1016,14 @@ public final class MapMatcher {
             if final, let d = routeDistance { lastRouteDistance = max(lastRouteDistance, d) }
         }
         let course = snaps ? index.bearing(on: edge, at: offset) : (fix.validCourse ?? index.bearing(on: edge, at: offset))
-        return SnappedLocation(
+        var location = SnappedLocation(
             coordinate: snaps ? index.point(on: edge, at: offset) : fix.coordinate,
             altitudeMeters: fix.altitudeMeters ?? .nan, courseDegrees: course,
             speedMetersPerSecond: speed.map { max(0, $0) } ?? -1, timestamp: fix.timestamp,
             horizontalAccuracyMeters: fix.validAccuracy ?? -1, matched: true, edge: edge, edgeOffsetMeters: offset,
             osmWayID: graph.osmWayID(of: edge), roadName: graph.name(of: edge), speedLimitKph: graph.speedLimitKph(of: edge),
             source: source, isOnRoute: routeDistance != nil, routeDistanceMeters: routeDistance)
+        location.isOnClosedRoad = !graph.access(of: edge).contains(mode)
+        return location
     }
 }
