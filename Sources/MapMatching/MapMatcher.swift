@@ -694,7 +694,7 @@ public final class MapMatcher {
             } else {
                 pathEdges.append((state.edge, lastDistance - state.offset))
             }
-            history.append(step.sample(distance: lastDistance + state.alongDelta))
+            history.append(roadSample(step, state, distance: lastDistance + state.alongDelta))
         }
         // A standing vehicle's earlier fixes of the same stop stay in the history (up to
         // `maximumStandingHistoryFixes`): they all measure the same point.
@@ -729,12 +729,16 @@ public final class MapMatcher {
                     let move = s.advance[previousIndex * s.states.count + b]
                     if move.isNaN { break }  // the path breaks: later fixes say nothing about this one
                     provisionalDistance += move
-                    samples.append(s.sample(distance: provisionalDistance + st.alongDelta))
+                    samples.append(roadSample(s, st, distance: provisionalDistance + st.alongDelta))
                     if nextRoad == nil { nextRoad = (st.edge, st.offset) }
                 }
                 previousIndex = b
             }
         }
+        let cut = AlongRoadSmoother.removeCornerCuts(&samples, target: target,
+                                                     radiusMeters: configuration.cornerCutRadiusMeters)
+        // The target's odometer in the smoother's frame (driven distance, corners cut).
+        let here = lastDistance - cut
         let estimate = AlongRoadSmoother.estimate(samples[...], target: target, model: smootherModel)
         if let v = estimate.speed, v.isFinite { lastSpeedEstimate = max(0, v) }
         let location: SnappedLocation
@@ -742,7 +746,7 @@ public final class MapMatcher {
             let anchorTime = lastDecidedRoad?.time ?? state.referenceTime
             var ahead: Double
             if let s = estimate.distance {
-                ahead = s - lastDistance
+                ahead = s - here
             } else {
                 ahead = (fix.validSpeed ?? lastSpeedEstimate ?? 0) * max(0, fix.timestamp - anchorTime)
             }
@@ -755,7 +759,7 @@ public final class MapMatcher {
                                     speed: fix.validSpeed ?? estimate.speed, final: true)
         } else {
             let maxShift = configuration.maximumSmoothingShiftSigmas * step.sigma
-            let shift = min(maxShift, max(-maxShift, (estimate.distance ?? lastDistance) - lastDistance))
+            let shift = min(maxShift, max(-maxShift, (estimate.distance ?? here) - here))
             var (e, o) = shift >= 0
                 ? walkForward(from: state.edge, offset: state.offset, distance: shift, toward: nextRoad)
                 : walkBackward(from: state.edge, offset: state.offset, distance: -shift)
@@ -773,6 +777,16 @@ public final class MapMatcher {
         }
         lastDecided = location
         return location
+    }
+
+    /// A road state's fix as a smoother sample at odometer `distance`, with its edge and the edge's directions
+    /// (`AlongRoadSmoother.removeCornerCuts`).
+    private func roadSample(_ step: LatticeStep, _ state: LatticeState, distance: Double) -> OdometerSample {
+        var sample = step.sample(distance: distance)
+        sample.edge = state.edge
+        sample.entryBearing = index.bearing(on: state.edge, at: 0)
+        sample.exitBearing = index.bearing(on: state.edge, at: index.length(of: state.edge))
+        return sample
     }
 
     /// The edge the decided path took just before `edge`, if `edge` is on it.
@@ -958,7 +972,8 @@ public final class MapMatcher {
                     distance += move
                 }
             }
-            samples.append(s.sample(distance: s.states[b].isCoast ? nil : distance + s.states[b].alongDelta))
+            let st = s.states[b]
+            samples.append(st.isCoast ? s.sample(distance: nil) : roadSample(s, st, distance: distance + st.alongDelta))
             previousIndex = b
         }
         // The provisional answer looks back as it did with a lag of `lagFixes`: `smoothingHistorySeconds` before
@@ -973,10 +988,13 @@ public final class MapMatcher {
         }
         var first = 0
         while first < samples.count - 1 && first < standingFrom && samples[first].time < cutoff { first += 1 }
+        let cut = AlongRoadSmoother.removeCornerCuts(&samples, target: samples.count - 1,
+                                                     radiusMeters: configuration.cornerCutRadiusMeters)
+        let here = distance - cut
         let estimate = AlongRoadSmoother.estimate(samples[first...], target: samples.count - 1,
                                                   model: provisionalSmootherModel)
         let maxShift = configuration.maximumSmoothingShiftSigmas * step.sigma
-        let shift = min(maxShift, max(-maxShift, (estimate.distance ?? distance) - distance))
+        let shift = min(maxShift, max(-maxShift, (estimate.distance ?? here) - here))
         // The smoothed position may lie past either end of the state's edge (the newest fix fell on the other side
         // of a node): back onto the edge the best path came by, or on along the route or the road's only
         // continuation (`provisionalWalksAcrossNodes`); else it stops at the node.
