@@ -784,8 +784,8 @@ public final class MapMatcher {
     private func roadSample(_ step: LatticeStep, _ state: LatticeState, distance: Double) -> OdometerSample {
         var sample = step.sample(distance: distance)
         sample.edge = state.edge
-        sample.entryBearing = index.bearing(on: state.edge, at: 0)
-        sample.exitBearing = index.bearing(on: state.edge, at: index.length(of: state.edge))
+        sample.entryBearing = index.entryBearings[Int(state.edge)]
+        sample.exitBearing = index.exitBearings[Int(state.edge)]
         return sample
     }
 

@@ -46,6 +46,10 @@ public final class RoadGeometryIndex: Sendable {
     let edgeAccess: [UInt8]
     /// `ModeMask` raw value of each node: the modes that may pass through it (barriers block some).
     let nodePassable: [UInt8]
+    /// Direction of each edge where it starts and where it ends, degrees (the smoother asks for them for every
+    /// sample of its window, on every fix).
+    let entryBearings: [Double]
+    let exitBearings: [Double]
     /// `ModeMask` raw value of each edge: the motor modes (driving, taxi, twoWheeler) that its tags close it to
     /// although it is a road they could drive (`isRoadForMotorVehicles`) and its twin is closed to them too, i.e.
     /// a street tagged motor_vehicle=no or access=no, or a pedestrian street. Delivery vehicles drive pedestrian
@@ -98,6 +102,20 @@ public final class RoadGeometryIndex: Sendable {
             for v in lo..<max(lo, hi - 1) { bearings[v] = Self.bearing(lats, lons, v) }
         }
         segmentBearing = bearings
+        var entryDirections = [Double](repeating: 0, count: e), exitDirections = [Double](repeating: 0, count: e)
+        for edge in 0..<e {
+            let lo = Int(first[edge]), hi = Int(first[edge + 1])
+            guard hi - lo >= 2 else { continue }
+            // The first and last segments of non-zero length (a repeated vertex has no direction).
+            var a = lo
+            while a < hi - 2 && along[a + 1] - along[a] <= 0 { a += 1 }
+            var b = hi - 2
+            while b > lo && along[b + 1] - along[b] <= 0 { b -= 1 }
+            entryDirections[edge] = bearings[a]
+            exitDirections[edge] = bearings[b]
+        }
+        entryBearings = entryDirections
+        exitBearings = exitDirections
 
         let b = box ?? BoundingBox(minLatitude: 0, minLongitude: 0, maxLatitude: 0, maxLongitude: 0)
         let ky = Geodesy.earthRadiusMeters * .pi / 180

@@ -53,6 +53,10 @@ import Testing
             ..........|
             A---------B
             """, gridMeters: 30, roads: [FixtureRoad(nodes: "ABC", name: "Main")])
+        for e in [f.edges["AB"]!, f.edges["BC"]!, f.edges["CB"]!] {
+            #expect(abs(f.index.entryBearings[Int(e)] - f.index.bearing(on: e, at: 0)) < 1e-9)
+            #expect(abs(f.index.exitBearings[Int(e)] - f.index.bearing(on: e, at: f.index.length(of: e))) < 1e-9)
+        }
         var configuration = MapMatchingConfiguration()
         configuration.cornerCutRadiusMeters = cornerCutRadius
         var errors: [Double] = []
