@@ -86,6 +86,9 @@ enum AlongRoadSmoother {
         var nearSamples: Int
         /// Jerk scale of the constant-acceleration fit used without speeds, m/s³; 0: the constant-velocity fit.
         var jerk: Double = 0
+        /// The fixes' speeds lag their positions by half this (see
+        /// `MapMatchingConfiguration.speedStepSeconds`), seconds.
+        var speedLagSeconds: Double = 0
     }
 
     /// Weighted constant-acceleration fit s = a + b·τ + c·τ² with weights 1 / (σ² + (j·|τ|³/6)²); nil when the
@@ -142,7 +145,9 @@ enum AlongRoadSmoother {
                             let a = direction > 0 ? k - 1 : k, b = a + 1
                             let dt = samples[b].time - samples[a].time
                             let change = 0.29 * abs(speed(b) - speed(a)) * dt
-                            integral += Double(direction) * 0.5 * (speed(a) + speed(b)) * dt
+                            let shift = dt > 0 ? min(1, model.speedLagSeconds / dt) : 0
+                            let mean = 0.5 * (speed(a) + speed(b)) + shift * 0.5 * (speed(b) - speed(a))
+                            integral += Double(direction) * mean * dt
                             integralVariance += model.speedNoise * model.speedNoise * dt + change * change
                         }
                         if let d = samples[k].distance {

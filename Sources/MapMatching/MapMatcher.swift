@@ -110,7 +110,8 @@ public final class MapMatcher {
             acceleration: configuration.accelerationSigmaMetersPerSecondSquared,
             rejectionSigmas: configuration.smoothingRejectionSigmas,
             standingSpeed: configuration.stationarySpeedMetersPerSecond,
-            nearSamples: configuration.smoothingNearFixes, jerk: configuration.positionsOnlyJerkMetersPerSecondCubed)
+            nearSamples: configuration.smoothingNearFixes, jerk: configuration.positionsOnlyJerkMetersPerSecondCubed,
+            speedLagSeconds: configuration.speedStepSeconds)
         var provisionalModel = smootherModel
         provisionalModel.jerk = 0
         provisionalSmootherModel = provisionalModel

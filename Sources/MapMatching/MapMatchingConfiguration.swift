@@ -224,6 +224,16 @@ public struct MapMatchingConfiguration: Sendable, Hashable {
     /// length, corners cut, lane changes): a neighbour D metres of driving away gets an extra variance of
     /// (this · D)². Default 0.05.
     public var speedIntegrationScaleError: Double = 0.05
+    /// Step of a simulator that moves each vehicle by its new speed at every step (SUMO's default Euler update),
+    /// seconds: over n such steps the vehicle drives the trapezoid of the two fixes' speeds plus half a step of
+    /// their difference, as if the speeds lagged the positions by half a step; braking from 20 m/s to a stop, the
+    /// trapezoid alone overstates the distance by 10 m. 0 is right for receivers' instantaneous Doppler speeds, 1
+    /// for such a simulator at 1 s steps. Default 0.5, a hedge that halves the error for either: SUMO drives,
+    /// final answers at 1 s / 5 s, error p95 Helsinki 5.45 / 9.51 → 5.30 / 9.41 m, Liechtenstein 5.76 / 9.91 →
+    /// 5.33 / 9.70 m, Baltimore 6.43 / 10.28 → 5.37 / 9.91 m, way ids within −0.4 … +0.1 points (1: p95 5.15–5.32
+    /// and 9.42–9.75 m); our own simulator, whose speeds are instantaneous, way ids within −0.3 points, p95 within
+    /// +0.3 m (1: Helsinki −0.8 points, Baltimore 1 s p95 3.3 → 4.4 m). BENCHMARKS.md "Map matching", session 6.
+    public var speedStepSeconds: Double = 0.5
     /// The smoother first estimates from the neighbours within `smoothingNearFixes` fixes of the target, then
     /// averages every neighbour within this many standard deviations of that (a stretch matched on the wrong road
     /// or a detour on the decided path offsets all older positions). Default 3. 0 disables.
