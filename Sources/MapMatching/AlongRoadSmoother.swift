@@ -1,3 +1,7 @@
+import Foundation
+import Geo
+import RoadGraph
+
 /// One fix on the matched path, for the along-road smoother.
 struct OdometerSample {
     /// Seconds.
@@ -8,6 +12,11 @@ struct OdometerSample {
     var speed: Double?
     /// Standard deviation of `distance` (the fix's σ_z), metres.
     var sigma: Double
+    /// The matched edge (nil for an outlier) and the road's direction where it starts and where it ends
+    /// (degrees), for `removeCornerCuts`.
+    var edge: EdgeID? = nil
+    var entryBearing: Double = 0
+    var exitBearing: Double = 0
 }
 
 /// Smooths the position along the road with the neighbouring fixes' positions, times and speeds: a fixed-window
@@ -29,6 +38,37 @@ struct OdometerSample {
 /// A per-fix snap removes the GPS error across the road but keeps the error along it; averaging n neighbours
 /// divides the along-road error by about √n.
 enum AlongRoadSmoother {
+    /// Moves the samples' distances from the map's odometer (along the centre lines, through each node) to the
+    /// distance a vehicle drives, which turns on an arc instead of through the node: between consecutive samples
+    /// on different edges, θ the turn from the end of the first edge to the start of the second (the curves of
+    /// the edges themselves are driven as drawn), the arc of radius r tangent to both centre lines is
+    /// r·(2·tan(θ/2) − θ) shorter (θ capped at 120°; at most half of the move between the samples; a move backwards
+    /// over the node gives it back). The integrated speeds measure driven distance, so without this the fixes
+    /// before a turn place the fixes after it too far back, and the fixes after it place those before too far
+    /// ahead. Returns the cut removed up to `samples[target]` (subtract it from the target's map odometer to
+    /// compare with the estimate).
+    static func removeCornerCuts(_ samples: inout [OdometerSample], target: Int, radiusMeters r: Double) -> Double {
+        var removed = 0.0
+        guard r > 0 else { return removed }
+        var total = 0.0
+        var previous: (edge: EdgeID, exitBearing: Double, distance: Double)?
+        for k in samples.indices {
+            if let d = samples[k].distance, let e = samples[k].edge {
+                if let p = previous, p.edge != e {
+                    let move = d - p.distance
+                    let turn = Geodesy.bearingDifferenceDegrees(p.exitBearing, samples[k].entryBearing)
+                    let theta = min(turn, 120) * .pi / 180
+                    let cut = min(r * (2 * tan(theta / 2) - theta), 0.5 * abs(move))
+                    total += move >= 0 ? cut : -cut
+                }
+                previous = (e, samples[k].exitBearing, d)
+                samples[k].distance = d - total
+            }
+            if k == target { removed = total }
+        }
+        return removed
+    }
+
     /// Noise model of the smoother.
     struct Model {
         /// σ_v: random-walk growth of the integrated-speed error, m/s per √s (variance σ_v²·|Δt|).
@@ -46,6 +86,9 @@ enum AlongRoadSmoother {
         var nearSamples: Int
         /// Jerk scale of the constant-acceleration fit used without speeds, m/s³; 0: the constant-velocity fit.
         var jerk: Double = 0
+        /// The fixes' speeds lag their positions by half this (see
+        /// `MapMatchingConfiguration.speedStepSeconds`), seconds.
+        var speedLagSeconds: Double = 0
     }
 
     /// Weighted constant-acceleration fit s = a + b·τ + c·τ² with weights 1 / (σ² + (j·|τ|³/6)²); nil when the
@@ -102,7 +145,9 @@ enum AlongRoadSmoother {
                             let a = direction > 0 ? k - 1 : k, b = a + 1
                             let dt = samples[b].time - samples[a].time
                             let change = 0.29 * abs(speed(b) - speed(a)) * dt
-                            integral += Double(direction) * 0.5 * (speed(a) + speed(b)) * dt
+                            let shift = dt > 0 ? min(1, model.speedLagSeconds / dt) : 0
+                            let mean = 0.5 * (speed(a) + speed(b)) + shift * 0.5 * (speed(b) - speed(a))
+                            integral += Double(direction) * mean * dt
                             integralVariance += model.speedNoise * model.speedNoise * dt + change * change
                         }
                         if let d = samples[k].distance {

@@ -82,6 +82,9 @@ public struct SnappedLocation: Sendable, Hashable {
     public var isOnRoute: Bool
     /// Along the active route from its start to the matched position, metres; nil when off route or no route.
     public var routeDistanceMeters: Double?
+    /// True when `edge` is closed to the matched mode (a street tagged motor_vehicle=no, a pedestrian zone: see
+    /// `MapMatchingConfiguration.closedRoadPenalty`): the router cannot start a route on it for that mode.
+    public var isOnClosedRoad = false
 
     public enum Source: String, Sendable, Hashable, Codable {
         /// Snapped from this fix's own position (and smoothed along the road with its neighbours).

@@ -49,6 +49,8 @@ public final class MapMatcher {
     public private(set) var route: ActiveRoute?
 
     private let distances: RoadDistanceCache
+    /// True when roads closed to `mode` are candidates (`closedRoadPenalty`).
+    private let includesClosedRoads: Bool
     private let smootherModel: AlongRoadSmoother.Model
     /// The model for the newest fix's provisional answer: without the constant-acceleration fit, whose one-sided
     /// estimate at the end of the window is noisier than the constant-velocity one.
@@ -97,14 +99,19 @@ public final class MapMatcher {
         self.index = index
         self.mode = mode
         self.configuration = configuration
-        distances = RoadDistanceCache(index: index, mode: mode, scratch: searchScratch)
+        includesClosedRoads = mode.isMotorized && configuration.closedRoadPenalty.isFinite
+            && configuration.maximumClosedCandidateRoads > 0
+        distances = RoadDistanceCache(index: index, mode: mode, scratch: searchScratch,
+                                      closedRoadLengthFactor: includesClosedRoads
+                                          ? max(1, configuration.closedRoadLengthFactor) : nil)
         smootherModel = AlongRoadSmoother.Model(
             speedNoise: configuration.speedIntegrationSigmaMetersPerSecond,
             speedScale: configuration.speedIntegrationScaleError,
             acceleration: configuration.accelerationSigmaMetersPerSecondSquared,
             rejectionSigmas: configuration.smoothingRejectionSigmas,
             standingSpeed: configuration.stationarySpeedMetersPerSecond,
-            nearSamples: configuration.smoothingNearFixes, jerk: configuration.positionsOnlyJerkMetersPerSecondCubed)
+            nearSamples: configuration.smoothingNearFixes, jerk: configuration.positionsOnlyJerkMetersPerSecondCubed,
+            speedLagSeconds: configuration.speedStepSeconds)
         var provisionalModel = smootherModel
         provisionalModel.jerk = 0
         provisionalSmootherModel = provisionalModel
@@ -342,7 +349,9 @@ public final class MapMatcher {
         let fix = step.fix
         let observed = step.observed
         index.candidates(near: observed, radius: step.radius, mode: mode,
-                         maximumRoads: configuration.maximumCandidateRoads, into: &candidateBuffer, scratch: &scratch)
+                         maximumRoads: configuration.maximumCandidateRoads,
+                         maximumClosedRoads: includesClosedRoads ? configuration.maximumClosedCandidateRoads : 0,
+                         into: &candidateBuffer, scratch: &scratch)
         let sigma = step.sigma
         var course: Double? = {
             guard configuration.courseWeight > 0, let c = fix.validCourse else { return nil }
@@ -395,6 +404,7 @@ public final class MapMatcher {
             case .service, .track, .busway, .pedestrian: emission -= configuration.minorRoadPenalty
             default: break
             }
+            if c.closed { emission -= configuration.closedRoadPenalty }
             var state = LatticeState(
                 edge: c.edge, offset: c.offset, distance: c.distance, emission: emission, coastCount: 0,
                 referenceLatitude: observed.latitude, referenceLongitude: observed.longitude,
@@ -685,7 +695,7 @@ public final class MapMatcher {
             } else {
                 pathEdges.append((state.edge, lastDistance - state.offset))
             }
-            history.append(step.sample(distance: lastDistance + state.alongDelta))
+            history.append(roadSample(step, state, distance: lastDistance + state.alongDelta))
         }
         // A standing vehicle's earlier fixes of the same stop stay in the history (up to
         // `maximumStandingHistoryFixes`): they all measure the same point.
@@ -720,12 +730,16 @@ public final class MapMatcher {
                     let move = s.advance[previousIndex * s.states.count + b]
                     if move.isNaN { break }  // the path breaks: later fixes say nothing about this one
                     provisionalDistance += move
-                    samples.append(s.sample(distance: provisionalDistance + st.alongDelta))
+                    samples.append(roadSample(s, st, distance: provisionalDistance + st.alongDelta))
                     if nextRoad == nil { nextRoad = (st.edge, st.offset) }
                 }
                 previousIndex = b
             }
         }
+        let cut = AlongRoadSmoother.removeCornerCuts(&samples, target: target,
+                                                     radiusMeters: configuration.cornerCutRadiusMeters)
+        // The target's odometer in the smoother's frame (driven distance, corners cut).
+        let here = lastDistance - cut
         let estimate = AlongRoadSmoother.estimate(samples[...], target: target, model: smootherModel)
         if let v = estimate.speed, v.isFinite { lastSpeedEstimate = max(0, v) }
         let location: SnappedLocation
@@ -733,7 +747,7 @@ public final class MapMatcher {
             let anchorTime = lastDecidedRoad?.time ?? state.referenceTime
             var ahead: Double
             if let s = estimate.distance {
-                ahead = s - lastDistance
+                ahead = s - here
             } else {
                 ahead = (fix.validSpeed ?? lastSpeedEstimate ?? 0) * max(0, fix.timestamp - anchorTime)
             }
@@ -746,7 +760,7 @@ public final class MapMatcher {
                                     speed: fix.validSpeed ?? estimate.speed, final: true)
         } else {
             let maxShift = configuration.maximumSmoothingShiftSigmas * step.sigma
-            let shift = min(maxShift, max(-maxShift, (estimate.distance ?? lastDistance) - lastDistance))
+            let shift = min(maxShift, max(-maxShift, (estimate.distance ?? here) - here))
             var (e, o) = shift >= 0
                 ? walkForward(from: state.edge, offset: state.offset, distance: shift, toward: nextRoad)
                 : walkBackward(from: state.edge, offset: state.offset, distance: -shift)
@@ -764,6 +778,16 @@ public final class MapMatcher {
         }
         lastDecided = location
         return location
+    }
+
+    /// A road state's fix as a smoother sample at odometer `distance`, with its edge and the edge's directions
+    /// (`AlongRoadSmoother.removeCornerCuts`).
+    private func roadSample(_ step: LatticeStep, _ state: LatticeState, distance: Double) -> OdometerSample {
+        var sample = step.sample(distance: distance)
+        sample.edge = state.edge
+        sample.entryBearing = index.entryBearings[Int(state.edge)]
+        sample.exitBearing = index.exitBearings[Int(state.edge)]
+        return sample
     }
 
     /// The edge the decided path took just before `edge`, if `edge` is on it.
@@ -949,7 +973,8 @@ public final class MapMatcher {
                     distance += move
                 }
             }
-            samples.append(s.sample(distance: s.states[b].isCoast ? nil : distance + s.states[b].alongDelta))
+            let st = s.states[b]
+            samples.append(st.isCoast ? s.sample(distance: nil) : roadSample(s, st, distance: distance + st.alongDelta))
             previousIndex = b
         }
         // The provisional answer looks back as it did with a lag of `lagFixes`: `smoothingHistorySeconds` before
@@ -964,10 +989,13 @@ public final class MapMatcher {
         }
         var first = 0
         while first < samples.count - 1 && first < standingFrom && samples[first].time < cutoff { first += 1 }
+        let cut = AlongRoadSmoother.removeCornerCuts(&samples, target: samples.count - 1,
+                                                     radiusMeters: configuration.cornerCutRadiusMeters)
+        let here = distance - cut
         let estimate = AlongRoadSmoother.estimate(samples[first...], target: samples.count - 1,
                                                   model: provisionalSmootherModel)
         let maxShift = configuration.maximumSmoothingShiftSigmas * step.sigma
-        let shift = min(maxShift, max(-maxShift, (estimate.distance ?? distance) - distance))
+        let shift = min(maxShift, max(-maxShift, (estimate.distance ?? here) - here))
         // The smoothed position may lie past either end of the state's edge (the newest fix fell on the other side
         // of a node): back onto the edge the best path came by, or on along the route or the road's only
         // continuation (`provisionalWalksAcrossNodes`); else it stops at the node.
@@ -1007,12 +1035,14 @@ public final class MapMatcher {
             if final, let d = routeDistance { lastRouteDistance = max(lastRouteDistance, d) }
         }
         let course = snaps ? index.bearing(on: edge, at: offset) : (fix.validCourse ?? index.bearing(on: edge, at: offset))
-        return SnappedLocation(
+        var location = SnappedLocation(
             coordinate: snaps ? index.point(on: edge, at: offset) : fix.coordinate,
             altitudeMeters: fix.altitudeMeters ?? .nan, courseDegrees: course,
             speedMetersPerSecond: speed.map { max(0, $0) } ?? -1, timestamp: fix.timestamp,
             horizontalAccuracyMeters: fix.validAccuracy ?? -1, matched: true, edge: edge, edgeOffsetMeters: offset,
             osmWayID: graph.osmWayID(of: edge), roadName: graph.name(of: edge), speedLimitKph: graph.speedLimitKph(of: edge),
             source: source, isOnRoute: routeDistance != nil, routeDistanceMeters: routeDistance)
+        location.isOnClosedRoad = !graph.access(of: edge).contains(mode)
+        return location
     }
 }

@@ -33,6 +33,25 @@ public struct MapMatchingConfiguration: Sendable, Hashable {
     public var halfLaneWidthMeters: Double = 1.6
     /// At most this many roads (a two-way road counts once; both directions become candidates). Default 6.
     public var maximumCandidateRoads: Int = 6
+    /// Log-likelihood cost of a candidate on a road closed to the matched motor mode by its tags although a car
+    /// could drive it (motor_vehicle=no, access=no or private, a pedestrian street: see
+    /// `RoadGeometryIndex.closedRoadModes`), for driving, taxi and two-wheeler: delivery vehicles drive pedestrian
+    /// zones, residents drive private streets, and a traffic simulator may ignore the tags. The cost keeps the
+    /// matcher on an open road that fits (for a fix right on a closed road, an open road d metres away still costs
+    /// less while ½(d/σ_z)² < 3, i.e. within about 2.4 σ_z), yet a vehicle really on a closed road, with no open
+    /// road near, is matched there instead of coasting or going unmatched. Default 3 (SUMO drives, final answers:
+    /// Liechtenstein 97.4 / 97.1 → 99.6 / 99.3 % on the true way at 1 s / 5 s, its unmatched fixes 112 / 23 → 0;
+    /// Helsinki and Baltimore unchanged; BENCHMARKS.md "Map matching", session 6). `.infinity` disables: closed
+    /// roads are no candidates, as before.
+    public var closedRoadPenalty: Double = 3
+    /// In the road search between fixes a closed road's length counts this many times (see `closedRoadPenalty`):
+    /// a path through a pedestrian zone is a worse explanation than the open streets around it unless those are
+    /// more than this many times longer. Default 2.
+    public var closedRoadLengthFactor: Double = 2
+    /// At most this many closed roads are candidates, besides the `maximumCandidateRoads` open ones (closed roads
+    /// never take an open road's place among the candidates). Default 2. 0 disables, like an infinite
+    /// `closedRoadPenalty`.
+    public var maximumClosedCandidateRoads: Int = 2
 
     // MARK: Heading
 
@@ -205,6 +224,16 @@ public struct MapMatchingConfiguration: Sendable, Hashable {
     /// length, corners cut, lane changes): a neighbour D metres of driving away gets an extra variance of
     /// (this · D)². Default 0.05.
     public var speedIntegrationScaleError: Double = 0.05
+    /// Step of a simulator that moves each vehicle by its new speed at every step (SUMO's default Euler update),
+    /// seconds: over n such steps the vehicle drives the trapezoid of the two fixes' speeds plus half a step of
+    /// their difference, as if the speeds lagged the positions by half a step; braking from 20 m/s to a stop, the
+    /// trapezoid alone overstates the distance by 10 m. 0 is right for receivers' instantaneous Doppler speeds, 1
+    /// for such a simulator at 1 s steps. Default 0.5, a hedge that halves the error for either: SUMO drives,
+    /// final answers at 1 s / 5 s, error p95 Helsinki 5.45 / 9.51 → 5.30 / 9.41 m, Liechtenstein 5.76 / 9.91 →
+    /// 5.33 / 9.70 m, Baltimore 6.43 / 10.28 → 5.37 / 9.91 m, way ids within −0.4 … +0.1 points (1: p95 5.15–5.32
+    /// and 9.42–9.75 m); our own simulator, whose speeds are instantaneous, way ids within −0.3 points, p95 within
+    /// +0.3 m (1: Helsinki −0.8 points, Baltimore 1 s p95 3.3 → 4.4 m). BENCHMARKS.md "Map matching", session 6.
+    public var speedStepSeconds: Double = 0.5
     /// The smoother first estimates from the neighbours within `smoothingNearFixes` fixes of the target, then
     /// averages every neighbour within this many standard deviations of that (a stretch matched on the wrong road
     /// or a detour on the decided path offsets all older positions). Default 3. 0 disables.
@@ -221,6 +250,16 @@ public struct MapMatchingConfiguration: Sendable, Hashable {
     /// error p95 at 1 s fixes: Helsinki 9.0 → 8.4 m, Baltimore 10.2 → 7.7 m; 0.5 and 1 did worse at 5 s).
     /// 0 disables.
     public var positionsOnlyJerkMetersPerSecondCubed: Double = 0.15
+    /// Radius of the arc a vehicle drives when it turns at a node, metres: the along-road smoother compares the
+    /// fixes' positions with the distance their speeds say the vehicle drove, which is shorter than the path through
+    /// the node by r·(2·tan(θ/2) − θ) at a turn of θ (`AlongRoadSmoother.removeCornerCuts`); without it the fixes
+    /// before a turn hold those after it back (SUMO drives, final answers 0–20 m past a turn of more than 45°:
+    /// median along-road error −1.3 m at Helsinki, +1.0 m ahead 0–20 m before one at Baltimore). Default 4 (SUMO
+    /// drives, final answers at 1 s / 5 s: Helsinki 94.0 / 88.7 → 94.25 / 89.1 % on the true way, error p95 5.7 /
+    /// 9.8 → 5.5 / 9.5 m; Liechtenstein and Baltimore within ±0.2 points and 0.1 m; 8 m and 12 m gained as much on
+    /// Helsinki at 1 s but raised the 5 s p95 of Liechtenstein and Baltimore; our own simulator, whose vehicles
+    /// turn through the node, within ±0.2 points either way; BENCHMARKS.md "Map matching", session 6). 0 disables.
+    public var cornerCutRadiusMeters: Double = 4
     /// Smoothing never moves a position along the road by more than this many σ_z. Default 3.
     public var maximumSmoothingShiftSigmas: Double = 3
 

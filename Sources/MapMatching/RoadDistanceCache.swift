@@ -145,11 +145,15 @@ public final class RoadSearchScratch {
 /// Bounded Dijkstra searches over the nodes of the road graph for one travel mode, with a cache of recent search
 /// trees keyed by source node. Consecutive fixes on the same road ask from the same nodes, so most transitions
 /// are answered from the cache. Turn restrictions are not applied (map matching follows what the vehicle did);
-/// barrier nodes that block the mode end the search there.
+/// barrier nodes that block the mode end the search there. With a `closedRoadLengthFactor`, roads closed to the
+/// mode by their tags (`RoadGeometryIndex.closedRoadModes`) are searched too, their lengths counted that many
+/// times: the distances are then costs in metres, not lengths, wherever a path crosses a closed road.
 final class RoadDistanceCache {
     let index: RoadGeometryIndex
     let mode: TravelMode
     private let mask: ModeMask
+    /// A closed road's length counts this many times; nil: closed roads are not searched.
+    let closedRoadLengthFactor: Double?
     /// Search labels, this cache's own or shared with other caches on the same thread.
     private let scratch: RoadSearchScratch
     private var trees: [DistanceTree] = []
@@ -161,10 +165,12 @@ final class RoadDistanceCache {
     /// Number of searches run (for tests and benchmarks).
     private(set) var searchCount = 0
 
-    init(index: RoadGeometryIndex, mode: TravelMode, capacity: Int = 64, scratch: RoadSearchScratch? = nil) {
+    init(index: RoadGeometryIndex, mode: TravelMode, capacity: Int = 64, scratch: RoadSearchScratch? = nil,
+         closedRoadLengthFactor: Double? = nil) {
         self.index = index
         self.mode = mode
         mask = ModeMask(mode)
+        self.closedRoadLengthFactor = closedRoadLengthFactor
         self.scratch = scratch ?? RoadSearchScratch(graph: index.graph)
         precondition(self.scratch.nodeCount == max(1, index.graph.nodeCount), "search scratch of another graph")
         self.capacity = capacity
@@ -228,6 +234,9 @@ final class RoadDistanceCache {
         let firstOut = index.firstOutEdge, edgeTargets = index.edgeTarget, access = index.edgeAccess
         let passable = index.nodePassable, lengths = index.edgeLength
         let modeBits = mask.rawValue
+        let closedRoads = index.closedRoadModes
+        let closedBits: UInt8 = closedRoadLengthFactor == nil ? 0 : modeBits
+        let closedFactor = closedRoadLengthFactor ?? 1
         let scratch = self.scratch
         let stamp = scratch.stamp, cost = scratch.cost, parent = scratch.parent
         if scratch.currentStamp == .max {
@@ -275,9 +284,11 @@ final class RoadDistanceCache {
                 if removed { limit = min(bound, max(d + targetSlackMeters, pendingLimit(pending))) }
             }
             if u != source && passable[node] & modeBits == 0 { continue }
-            for e in Int(firstOut[node])..<Int(firstOut[node + 1]) where access[e] & modeBits != 0 {
+            for e in Int(firstOut[node])..<Int(firstOut[node + 1]) {
+                let open = access[e] & modeBits != 0
+                if !open && closedRoads[e] & closedBits == 0 { continue }
                 let v = edgeTargets[e]
-                let nd = d + lengths[e]
+                let nd = d + (open ? lengths[e] : lengths[e] * closedFactor)
                 let vi = Int(v)
                 if stamp[vi] == current && cost[vi] <= nd { continue }
                 stamp[vi] = current

@@ -9,6 +9,9 @@ struct RoadCandidate {
     var offset: Double
     /// From the fix to the snapped point, metres.
     var distance: Double
+    /// True when the edge is closed to the searched mode and offered only as a closed road
+    /// (`RoadGeometryIndex.closedRoadModes`).
+    var closed = false
 }
 
 /// The graph's edge shapes copied once into flat arrays, with a uniform grid over roads (a pair of twins is
@@ -43,6 +46,17 @@ public final class RoadGeometryIndex: Sendable {
     let edgeAccess: [UInt8]
     /// `ModeMask` raw value of each node: the modes that may pass through it (barriers block some).
     let nodePassable: [UInt8]
+    /// Direction of each edge where it starts and where it ends, degrees (the smoother asks for them for every
+    /// sample of its window, on every fix).
+    let entryBearings: [Double]
+    let exitBearings: [Double]
+    /// `ModeMask` raw value of each edge: the motor modes (driving, taxi, twoWheeler) that its tags close it to
+    /// although it is a road they could drive (`isRoadForMotorVehicles`) and its twin is closed to them too, i.e.
+    /// a street tagged motor_vehicle=no or access=no, or a pedestrian street. Delivery vehicles drive pedestrian
+    /// zones, and traffic simulators may ignore the tags (SUMO's OSM import ignores motor_vehicle=no): the matcher
+    /// may offer such edges at a cost (`MapMatchingConfiguration.closedRoadPenalty`). The closed direction of a
+    /// one-way street is not closed here: the street is open, only not that way.
+    let closedRoadModes: [UInt8]
 
     let gridMinLatitude: Double
     let gridMinLongitude: Double
@@ -88,6 +102,20 @@ public final class RoadGeometryIndex: Sendable {
             for v in lo..<max(lo, hi - 1) { bearings[v] = Self.bearing(lats, lons, v) }
         }
         segmentBearing = bearings
+        var entryDirections = [Double](repeating: 0, count: e), exitDirections = [Double](repeating: 0, count: e)
+        for edge in 0..<e {
+            let lo = Int(first[edge]), hi = Int(first[edge + 1])
+            guard hi - lo >= 2 else { continue }
+            // The first and last segments of non-zero length (a repeated vertex has no direction).
+            var a = lo
+            while a < hi - 2 && along[a + 1] - along[a] <= 0 { a += 1 }
+            var b = hi - 2
+            while b > lo && along[b + 1] - along[b] <= 0 { b -= 1 }
+            entryDirections[edge] = bearings[a]
+            exitDirections[edge] = bearings[b]
+        }
+        entryBearings = entryDirections
+        exitBearings = exitDirections
 
         let b = box ?? BoundingBox(minLatitude: 0, minLongitude: 0, maxLatitude: 0, maxLongitude: 0)
         let ky = Geodesy.earthRadiusMeters * .pi / 180
@@ -172,6 +200,32 @@ public final class RoadGeometryIndex: Sendable {
         edgeSource = (0..<e).map { graph.source(of: EdgeID($0)) }
         edgeTarget = (0..<e).map { graph.target(of: EdgeID($0)) }
         edgeAccess = (0..<e).map { graph.access(of: EdgeID($0)).rawValue }
+        let motorBits = ModeMask.motorized.rawValue
+        closedRoadModes = (0..<e).map { edge in
+            let id = EdgeID(edge)
+            guard Self.isRoadForMotorVehicles(graph.highwayClass(of: id)) else { return 0 }
+            var open = graph.access(of: id).rawValue
+            if let twin = graph.reverseEdge(of: id) { open |= graph.access(of: twin).rawValue }
+            return motorBits & ~open
+        }
+    }
+
+    /// True for the classes a car can physically drive: the road classes from motorway to living street and
+    /// service, and pedestrian streets (delivery traffic). Not tracks, busways, footways, cycleways, paths, steps
+    /// or bridleways: they run beside streets and a closed one must never attract a car.
+    public static func isRoadForMotorVehicles(_ highwayClass: HighwayClass) -> Bool {
+        switch highwayClass {
+        case .motorway, .motorwayLink, .trunk, .trunkLink, .primary, .primaryLink, .secondary, .secondaryLink,
+             .tertiary, .tertiaryLink, .unclassified, .residential, .livingStreet, .service, .road, .pedestrian:
+            true
+        case .track, .busway, .footway, .cycleway, .path, .steps, .bridleway, .ferry, .other:
+            false
+        }
+    }
+
+    /// True when `e` is closed to `mode` by its tags but is a road the mode could drive (see `closedRoadModes`).
+    @inline(__always) public func isClosedRoad(_ e: EdgeID, for mode: TravelMode) -> Bool {
+        closedRoadModes[Int(e)] & ModeMask(mode).rawValue != 0
     }
 
     /// True when traffic waits just before `node`: a junction of three or more roads, or traffic signals.
@@ -219,11 +273,12 @@ public final class RoadGeometryIndex: Sendable {
     }
 
     /// Appends the directed road positions within `radius` metres of `point` usable by `mode`: the nearest
-    /// `maximumRoads` roads, each with both of its directions when both are open. `scratch` holds reusable
-    /// per-query storage. Closest roads first.
+    /// `maximumRoads` roads, each with both of its directions when both are open. With `maximumClosedRoads` > 0,
+    /// also the nearest that many roads closed to `mode` by their tags (`closedRoadModes`), marked `closed`.
+    /// `scratch` holds reusable per-query storage. Closest roads first.
     func candidates(
-        near point: Coordinate, radius: Double, mode: TravelMode, maximumRoads: Int, into out: inout [RoadCandidate],
-        scratch: inout CandidateScratch
+        near point: Coordinate, radius: Double, mode: TravelMode, maximumRoads: Int, maximumClosedRoads: Int = 0,
+        into out: inout [RoadCandidate], scratch: inout CandidateScratch
     ) {
         out.removeAll(keepingCapacity: true)
         guard maximumRoads > 0, point.isValid, !cellEdges.isEmpty else { return }
@@ -239,6 +294,7 @@ public final class RoadGeometryIndex: Sendable {
         let c0 = Self.index((point.longitude - dLon - gridMinLongitude) / cellLongitude, columns)
         let c1 = Self.index((point.longitude + dLon - gridMinLongitude) / cellLongitude, columns)
         let mask = ModeMask(mode)
+        let closedMask = maximumClosedRoads > 0 ? mask.rawValue : 0
         let r2 = radius * radius
         scratch.roads.removeAll(keepingCapacity: true)
         scratch.nextStamp()
@@ -250,9 +306,11 @@ public final class RoadGeometryIndex: Sendable {
                     if scratch.seen[e] == scratch.stamp { continue }
                     scratch.seen[e] = scratch.stamp
                     let edge = EdgeID(e)
-                    let forwardOpen = graph.access(of: edge).contains(mask)
                     let twin = graph.reverseEdge(of: edge)
-                    let backwardOpen = twin.map { graph.access(of: $0).contains(mask) } ?? false
+                    let forwardClosed = closedRoadModes[e] & closedMask != 0
+                    let backwardClosed = twin.map { closedRoadModes[Int($0)] & closedMask != 0 } ?? false
+                    let forwardOpen = forwardClosed || graph.access(of: edge).contains(mask)
+                    let backwardOpen = backwardClosed || (twin.map { graph.access(of: $0).contains(mask) } ?? false)
                     if !forwardOpen && !backwardOpen { continue }
                     // Closest point of the shape, in an equirectangular frame around the fix.
                     let lo = Int(firstVertex[e]), hi = Int(firstVertex[e + 1])
@@ -271,18 +329,30 @@ public final class RoadGeometryIndex: Sendable {
                     if best > r2 { continue }
                     let offset = along[bestV] + (along[bestV + 1] - along[bestV]) * bestT
                     scratch.roads.append(CandidateScratch.Road(edge: edge, offset: offset, distance: best.squareRoot(),
-                                                               forward: forwardOpen, twin: backwardOpen ? twin : nil))
+                                                               forward: forwardOpen, twin: backwardOpen ? twin : nil,
+                                                               closed: forwardClosed || backwardClosed))
                 }
             }
         }
         if scratch.roads.count > 1 {
             scratch.roads.sort { $0.distance != $1.distance ? $0.distance < $1.distance : $0.edge < $1.edge }
         }
-        for road in scratch.roads.prefix(maximumRoads) {
-            if road.forward { out.append(RoadCandidate(edge: road.edge, offset: road.offset, distance: road.distance)) }
+        // Closed roads have slots of their own: a pedestrian street must not push an open road out.
+        var openRoads = 0, closedRoads = 0
+        for road in scratch.roads {
+            if road.closed {
+                if closedRoads >= maximumClosedRoads { continue }
+                closedRoads += 1
+            } else {
+                if openRoads >= maximumRoads { continue }
+                openRoads += 1
+            }
+            if road.forward {
+                out.append(RoadCandidate(edge: road.edge, offset: road.offset, distance: road.distance, closed: road.closed))
+            }
             if let twin = road.twin {
                 out.append(RoadCandidate(edge: twin, offset: max(0, edgeLength[Int(twin)] - road.offset),
-                                         distance: road.distance))
+                                         distance: road.distance, closed: road.closed))
             }
         }
     }
@@ -304,6 +374,8 @@ struct CandidateScratch {
         var distance: Double
         var forward: Bool
         var twin: EdgeID?
+        /// Both directions of a road are closed or neither (`closedRoadModes`).
+        var closed: Bool
     }
     var seen: [UInt32]
     var stamp: UInt32 = 0

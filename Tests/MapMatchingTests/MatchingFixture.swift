@@ -13,6 +13,9 @@ struct FixtureRoad {
     var highwayClass: HighwayClass = .residential
     var flags: EdgeFlags = []
     var access: ModeMask = .all
+    /// When set, the modes allowed against the way's direction (a one-way street with a contraflow cycle lane:
+    /// `oneway` false, `access` the motor modes and bicycles, `backwardAccess` bicycles only).
+    var backwardAccess: ModeMask? = nil
 }
 
 /// An ASCII-art map built straight into a RoadGraph (no importer needed): each road is one OSM way (ids 1, 2, …
@@ -44,7 +47,9 @@ struct MatchingFixture {
                     name: road.name, highwayClass: road.highwayClass)
                 builderEdges["\(a)\(b)"] = builder.addEdge(from: nodes[a]!, to: nodes[b]!, attributes: attributes)
                 if !road.oneway {
-                    builderEdges["\(b)\(a)"] = builder.addEdge(from: nodes[b]!, to: nodes[a]!, attributes: attributes)
+                    var backward = attributes
+                    if let access = road.backwardAccess { backward.access = access }
+                    builderEdges["\(b)\(a)"] = builder.addEdge(from: nodes[b]!, to: nodes[a]!, attributes: backward)
                 }
             }
         }

@@ -1,0 +1,84 @@
+import Foundation
+import Geo
+import RoadGraph
+import TraceSimulation
+import Testing
+
+@testable import MapMatching
+
+/// A vehicle turns on an arc, not through the node the map's centre lines meet at: its speeds integrate to the
+/// arc, which is shorter than the path through the node (`MapMatchingConfiguration.cornerCutRadiusMeters`).
+@Suite struct CornerCutTests {
+    /// East along A→B, a left turn at B on an arc of radius 12 m, north along B→C; 10 m/s, one fix a second with
+    /// exact speed and course and σ-metre noise on each axis. Returns the fixes and, per fix, the true offset
+    /// along B→C (nil before the arc ends).
+    static func turningDrive(
+        _ f: MatchingFixture, radius: Double, sigma: Double, seed: UInt64
+    ) -> (fixes: [LocationFix], offsetOnBC: [Double?]) {
+        let ab = f.index.length(of: f.edges["AB"]!), bc = f.index.length(of: f.edges["BC"]!)
+        let arc = Double.pi / 2 * radius
+        var rng = SplitMix64(seed: seed)
+        var fixes: [LocationFix] = []
+        var truth: [Double?] = []
+        var s = 5.0
+        while s < ab - radius + arc + bc - radius - 5 {
+            var east: Double, north: Double, course: Double
+            var onBC: Double?
+            if s <= ab - radius {
+                (east, north, course) = (s - ab, 0, 90)
+            } else if s <= ab - radius + arc {
+                let phi = (s - (ab - radius)) / radius  // 0 … π/2 round the centre (B − r east, B + r north)
+                (east, north, course) = (-radius + radius * sin(phi), radius - radius * cos(phi), 90 - phi * 180 / .pi)
+            } else {
+                north = radius + (s - (ab - radius + arc))
+                (east, course) = (0, 0)
+                onBC = north
+            }
+            let p = f.at("A", "B", 1, east: east + sigma * rng.normal(), north: north + sigma * rng.normal())
+            fixes.append(fix(p, t: Double(fixes.count), speed: 10, course: course))
+            truth.append(onBC)
+            s += 10
+        }
+        return (fixes, truth)
+    }
+
+    /// Mean signed error along B→C (output minus truth, metres) of the fixes 15–60 m past B.
+    static func meanErrorAfterTurn(cornerCutRadius: Double) throws -> Double {
+        let f = try MatchingFixture(
+            """
+            ..........C
+            ..........|
+            ..........|
+            ..........|
+            ..........|
+            A---------B
+            """, gridMeters: 30, roads: [FixtureRoad(nodes: "ABC", name: "Main")])
+        for e in [f.edges["AB"]!, f.edges["BC"]!, f.edges["CB"]!] {
+            #expect(abs(f.index.entryBearings[Int(e)] - f.index.bearing(on: e, at: 0)) < 1e-9)
+            #expect(abs(f.index.exitBearings[Int(e)] - f.index.bearing(on: e, at: f.index.length(of: e))) < 1e-9)
+        }
+        var configuration = MapMatchingConfiguration()
+        configuration.cornerCutRadiusMeters = cornerCutRadius
+        var errors: [Double] = []
+        for seed: UInt64 in 1...8 {
+            let (fixes, offsets) = Self.turningDrive(f, radius: 12, sigma: 3, seed: seed)
+            let out = matchAll(f, fixes, configuration: configuration)
+            for (o, truth) in zip(out, offsets) {
+                guard let truth, truth > 15, truth < 60 else { continue }
+                #expect(o.edge == f.edges["BC"])
+                errors.append(o.edgeOffsetMeters - truth)
+            }
+        }
+        #expect(errors.count > 25)
+        return errors.reduce(0, +) / Double(max(1, errors.count))
+    }
+
+    @Test func fixesAfterATurnAreNotHeldBackByThePathThroughTheNode() throws {
+        // The arc of radius 12 m is 5.2 m shorter than the path through B.
+        let withCut = try Self.meanErrorAfterTurn(cornerCutRadius: 12)
+        let withoutCut = try Self.meanErrorAfterTurn(cornerCutRadius: 0)
+        #expect(abs(withCut) < 1, "mean error \(withCut) m with the corner cut")
+        // Control: through the node, the fixes before the turn pull those after it back.
+        #expect(withoutCut < -1, "mean error \(withoutCut) m without")
+    }
+}
