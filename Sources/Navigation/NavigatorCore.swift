@@ -872,30 +872,15 @@ public final class NavigatorCore {
                         Geodesy.distanceMeters(mean, destination.coordinate))
                         <= configuration.arrivalStandingRadiusMeters - accuracy / Double(s.count).squareRoot()
             } ?? false
+        // … unless the vehicle is on the leg well before its end (passing the destination on the way round).
+        let measuredAlong = snapped.routeMatch?.distanceAlongLegMeters ?? p.along
+        let explainedByLeg = snapped.isOnRoute && length - measuredAlong > 2 * configuration.arrivalStandingRadiusMeters
+        // Driving through without stopping: the estimate trails a moving vehicle, so the matched position and the
+        // raw fix, in a straight line, must say it is there.
         let legEnd = p.route.leg.end.point
         func straightLine(_ c: Coordinate) -> Double {
             min(Geodesy.distanceMeters(c, legEnd), Geodesy.distanceMeters(c, destination.coordinate))
         }
-        // … unless the vehicle is on the leg well before its end (passing the destination on the way round).
-        let measuredAlong = snapped.routeMatch?.distanceAlongLegMeters ?? p.along
-        let aroundMeters = 2 * configuration.arrivalStandingRadiusMeters
-        // The matcher may hold a vehicle standing beside the waypoint's street on that street (its fixes scatter
-        // over both): where it stands is then judged against the leg itself, from around the progress estimate to
-        // `aroundMeters` before its end. Nearer that stretch of the leg than the waypoint, it is waiting on the leg,
-        // which loops round to the waypoint later (own Helsinki drives: standing 18 m from it, 585 m of the leg to
-        // go). One that reached the destination some other way stands far from the leg where the estimate left it.
-        let standingBesideLegBefore: Bool = {
-            guard let s = standing, length - p.along > aroundMeters else { return false }
-            let mean = Coordinate(latitude: s.latitude, longitude: s.longitude)
-            guard
-                let onLeg = p.route.project(
-                    mean, fromMeters: max(0, p.along - aroundMeters), toMeters: length - aroundMeters)
-            else { return false }
-            return onLeg.distanceFromRouteMeters < straightLine(mean)
-        }()
-        let explainedByLeg = (snapped.isOnRoute && length - measuredAlong > aroundMeters) || standingBesideLegBefore
-        // Driving through without stopping: the estimate trails a moving vehicle, so the matched position and the
-        // raw fix, in a straight line, must say it is there.
         // … and the fix is no jump: the progress filter took it (`rejected` is 0) and it lies within a plausible
         // drive of the previous fix (an outlier landing on the waypoint would otherwise announce it early).
         let sincePrevious = previousFix.map { time.timeIntervalSince($0.timestamp) }

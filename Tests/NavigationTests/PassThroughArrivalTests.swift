@@ -1,10 +1,8 @@
 import Foundation
 import Geo
-import MapMatching
 import Navigation
 import RoadGraph
 import Routing
-import TestKit
 import Testing
 
 /// Waypoints driven through without stopping (a drop-off on the move, a recorded drive that ends at its
@@ -259,64 +257,4 @@ private func startAtA(
     _ = nav.process(RawFix(coordinate: roads["A"], timestamp: t0, speedMetersPerSecond: 0))
     let waypoints = stops.map { NavigationWaypoint(coordinate: roads[$0], title: String($0)) }
     return (nav, nav.setDestinations(waypoints, at: t0).events)
-}
-
-/// The standing rule (`NavigatorConfiguration.arrivalStandingRadiusMeters`) beside a waypoint the leg reaches only
-/// round a loop: A–B east, then a oneway loop B–C–D–E and north up E–W (W 20 m south of B, reached only from
-/// E).
-@Suite struct StandingBesideALoopingLegTests {
-    private func loop() throws -> DrawnRoads {
-        try DrawnRoads(
-            """
-            A-----B-----C
-                  |     |
-                  W     |
-                  |     |
-                  E-----D
-            """, gridMeters: 10,
-            ways: [.init("AB"), .init("BC", oneway: true), .init("CD", oneway: true), .init("DE", oneway: true),
-                   .init("EWB", oneway: true)])
-    }
-
-    /// Arrivals while standing a minute `southMeters` south of B (12–16 m from W, the leg's 140 m loop still to
-    /// go), σ = 3 m fixes, seeds 1…10, the standing fixes snapped off the route (a matcher holding the vehicle on
-    /// the waypoint's street E–W–B beside it, as on own Helsinki drives: an arrival 18 m from the waypoint with
-    /// 585 m of the leg to go).
-    private func arrivals(seed: UInt64, southMeters: Double) throws -> Int {
-        let roads = try loop()
-        let nav = NavigatorCore(
-            graph: roads.graph, snapper: StandingOffRouteSnapper(inner: NearestRoadSnapper(graph: roads.graph)))
-        _ = nav.process(RawFix(coordinate: roads["A"], timestamp: t0, speedMetersPerSecond: 1))
-        _ = nav.setDestinations([NavigationWaypoint(coordinate: roads["W"], title: "W")], at: t0)
-        var fixes = drive(roads.path("AB"), speed: 8, from: t0.addingTimeInterval(1))
-        var rng = SeededGenerator(seed: seed)
-        let last = fixes.last!.timestamp
-        for k in 1...60 {
-            fixes.append(
-                RawFix(
-                    coordinate: offset(roads["B"], east: 3 * rng.gaussian(), north: -southMeters + 3 * rng.gaussian()),
-                    timestamp: last.addingTimeInterval(Double(k)), horizontalAccuracyMeters: 5,
-                    speedMetersPerSecond: 0))
-        }
-        return nav.process(fixes).arrivals.count
-    }
-
-    /// Control (the rule judging the standing position against the leg disabled): 30 of 30 early arrivals.
-    @Test func standingOnTheLegBesideTheWaypointIsNoArrival() throws {
-        for seed in 1...10 as ClosedRange<UInt64> {
-            for south in [4.0, 6, 8] {
-                #expect(try arrivals(seed: seed, southMeters: south) == 0, "seed \(seed), \(south) m")
-            }
-        }
-    }
-}
-
-/// Snaps standing fixes (speed 0) without the route: the snapped fix is off the route, on the nearest road.
-private final class StandingOffRouteSnapper: RoadSnappingProvider {
-    let inner: NearestRoadSnapper
-    init(inner: NearestRoadSnapper) { self.inner = inner }
-    func snap(_ fix: RawFix, activeLeg: ActiveLeg?) -> SnappedFix {
-        inner.snap(fix, activeLeg: fix.speedMetersPerSecond == 0 ? nil : activeLeg)
-    }
-    func reset() { inner.reset() }
 }
