@@ -471,12 +471,14 @@ final class NetworkLoop {
     /// Why: the broker answers each of our QoS 1 publishes with a PUBACK we never reply to, so our kernel holds the
     /// ACK for it (up to 40 ms); a broker with Nagle's algorithm on (mosquitto's default, `set_tcp_nodelay false`)
     /// then holds the next message for us — the next raw fix — until that ACK comes. It was the 12–30 ms p99 of
-    /// fix → `location/snapped` in `scripts/bench-agent` (5–9 ms with this, at the same load). TCP_QUICKACK is not
-    /// sticky, hence once per such read.
+    /// fix → `location/snapped` in `scripts/bench-agent` (5–9 ms with this, at the same load). The value 2 (even,
+    /// non-zero): Linux sends the pending ACK and then returns the socket to delayed-ACK ("pingpong") mode, so
+    /// the segments that follow — the next fix — are not each acknowledged on their own (1 would leave quick-ACK
+    /// mode on for them). Hence also once per such read.
     private func acknowledgeReadsNow() {
         let socket = handle.socket
         guard socket >= 0 else { return }
-        var value: Int32 = 1
+        var value: Int32 = 2
         _ = setsockopt(socket, Int32(IPPROTO_TCP), TCP_QUICKACK, &value, socklen_t(MemoryLayout<Int32>.size))
     }
 
