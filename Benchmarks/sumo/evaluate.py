@@ -65,18 +65,7 @@ def decode_polyline6(encoded):
 
 def distance_to_polyline_meters(lat, lon, polyline):
     """Shortest distance from a point to a polyline, in a local equirectangular frame (fine at these scales)."""
-    kx = math.cos(math.radians(lat)) * 111319.49
-    ky = 111319.49
-    best = float("inf")
-    for (a_lat, a_lon), (b_lat, b_lon) in zip(polyline, polyline[1:]):
-        ax, ay = (a_lon - lon) * kx, (a_lat - lat) * ky
-        bx, by = (b_lon - lon) * kx, (b_lat - lat) * ky
-        dx, dy = bx - ax, by - ay
-        ll = dx * dx + dy * dy
-        t = 0.0 if ll == 0 else max(0.0, min(1.0, -(ax * dx + ay * dy) / ll))
-        px, py = ax + t * dx, ay + t * dy
-        best = min(best, px * px + py * py)
-    return math.sqrt(best) if polyline else float("inf")
+    return project_onto_polyline(lat, lon, polyline)[0]
 
 
 def project_onto_polyline(lat, lon, polyline):

@@ -215,9 +215,7 @@ enum ReplayCommand {
             switch object?["receivedAt"] {
             case nil, is NSNull: return nil
             case let text as String:
-                let withFraction = ISO8601DateFormatter()
-                withFraction.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-                if let date = withFraction.date(from: text) ?? ISO8601DateFormatter().date(from: text) { return date }
+                if let date = ISO8601Timestamp.date(from: text) { return date }
             case let number as NSNumber where number.doubleValue > 0:
                 return Date(timeIntervalSince1970: number.doubleValue)
             default: break

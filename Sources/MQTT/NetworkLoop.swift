@@ -455,7 +455,7 @@ final class NetworkLoop {
     /// Sets TCP_CORK on the broker socket. True when this call corked it (and must `uncork`); false when it was
     /// corked already or cannot be (no socket, not TCP).
     private func cork() -> Bool {
-        guard !isCorked, setCorkOption(1) else { return false }
+        guard !isCorked, setTCPOption(TCP_CORK, 1) else { return false }
         isCorked = true
         return true
     }
@@ -463,7 +463,7 @@ final class NetworkLoop {
     /// Clears TCP_CORK: the kernel sends what was written while corked.
     private func uncork() {
         isCorked = false
-        _ = setCorkOption(0)
+        _ = setTCPOption(TCP_CORK, 0)
     }
 
     /// Sends the TCP acknowledgement of what was just read now instead of after the kernel's delayed-ACK timer.
@@ -476,17 +476,15 @@ final class NetworkLoop {
     /// the segments that follow — the next fix — are not each acknowledged on their own (1 would leave quick-ACK
     /// mode on for them). Hence also once per such read.
     private func acknowledgeReadsNow() {
-        let socket = handle.socket
-        guard socket >= 0 else { return }
-        var value: Int32 = 2
-        _ = setsockopt(socket, Int32(IPPROTO_TCP), TCP_QUICKACK, &value, socklen_t(MemoryLayout<Int32>.size))
+        _ = setTCPOption(TCP_QUICKACK, 2)
     }
 
-    private func setCorkOption(_ value: Int32) -> Bool {
+    /// Sets an IPPROTO_TCP option on the broker socket; false when there is no socket or the call failed.
+    private func setTCPOption(_ name: Int32, _ value: Int32) -> Bool {
         let socket = handle.socket
         guard socket >= 0 else { return false }
         var value = value
-        return setsockopt(socket, Int32(IPPROTO_TCP), TCP_CORK, &value, socklen_t(MemoryLayout<Int32>.size)) == 0
+        return setsockopt(socket, Int32(IPPROTO_TCP), name, &value, socklen_t(MemoryLayout<Int32>.size)) == 0
     }
 
     // MARK: Callback events, handled outside libmosquitto

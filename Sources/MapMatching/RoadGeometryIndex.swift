@@ -213,7 +213,7 @@ public final class RoadGeometryIndex: Sendable {
     /// True for the classes a car can physically drive: the road classes from motorway to living street and
     /// service, and pedestrian streets (delivery traffic). Not tracks, busways, footways, cycleways, paths, steps
     /// or bridleways: they run beside streets and a closed one must never attract a car.
-    public static func isRoadForMotorVehicles(_ highwayClass: HighwayClass) -> Bool {
+    static func isRoadForMotorVehicles(_ highwayClass: HighwayClass) -> Bool {
         switch highwayClass {
         case .motorway, .motorwayLink, .trunk, .trunkLink, .primary, .primaryLink, .secondary, .secondaryLink,
              .tertiary, .tertiaryLink, .unclassified, .residential, .livingStreet, .service, .road, .pedestrian:

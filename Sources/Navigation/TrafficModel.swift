@@ -112,19 +112,17 @@ public struct TrafficModel: Sendable {
                 continue
             }
             if o.observedAt == a.newest { continue }
-            let shift = o.observedAt.timeIntervalSince(a.referenceTime)
-            if shift > 0 {
-                let decay = exp(-shift / averaging)
+            // Weights are kept relative to the newest observation time: a newer one moves the reference (and fades the
+            // rest), an older one comes in at its own weight.
+            if o.observedAt > a.referenceTime {
+                let decay = exp(-o.observedAt.timeIntervalSince(a.referenceTime) / averaging)
                 a.weightedPace *= decay
                 a.weight *= decay
                 a.referenceTime = o.observedAt
-                a.weightedPace += pace
-                a.weight += 1
-            } else {
-                let w = exp(shift / averaging)
-                a.weightedPace += w * pace
-                a.weight += w
             }
+            let w = exp(o.observedAt.timeIntervalSince(a.referenceTime) / averaging)
+            a.weightedPace += w * pace
+            a.weight += w
             a.newest = max(a.newest, o.observedAt)
             feed[o.osmWayID] = a
             changed = true
