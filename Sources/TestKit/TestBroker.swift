@@ -194,11 +194,31 @@ public enum TestTools {
         }
     }
 
-    /// A fresh directory under the system temp directory.
+    /// A fresh directory inside this test process's own temp directory (`processTemporaryRoot`), which is removed
+    /// with everything in it when the process exits, so test runs leave nothing behind in /tmp.
     public static func makeTemporaryDirectory(prefix: String) throws -> String {
-        var template = Array("\(NSTemporaryDirectory())/\(prefix)-XXXXXX".utf8CString)
-        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
-            throw TestBrokerError("mkdtemp: \(String(cString: strerror(errno)))")
+        guard let root = processTemporaryRoot else {
+            throw TestBrokerError("mkdtemp for the test process's temp directory failed")
+        }
+        return try makeDirectory(template: "\(root)/\(prefix)-XXXXXX")
+    }
+
+    /// `edgenav-tests-XXXXXX` under the system temp directory, made on first use; an `atexit` handler removes it.
+    /// Nil when it cannot be made (reported by `makeTemporaryDirectory`).
+    private static let processTemporaryRoot: String? = {
+        guard let root = try? makeDirectory(template: "\(NSTemporaryDirectory())/edgenav-tests-XXXXXX") else {
+            return nil
+        }
+        atexit {
+            if let root = TestTools.processTemporaryRoot { try? FileManager.default.removeItem(atPath: root) }
+        }
+        return root
+    }()
+
+    private static func makeDirectory(template: String) throws -> String {
+        var bytes = Array(template.utf8CString)
+        guard let made = bytes.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+            throw TestBrokerError("mkdtemp \(template): \(String(cString: strerror(errno)))")
         }
         return String(cString: made)
     }
