@@ -224,7 +224,7 @@ final class HealthMonitor: @unchecked Sendable {
             timer = nil
         }
         update(.stopping, at: Date())
-        notifier.stopping()
+        queue.sync { notifier.stopping() }  // after any status line still queued by `update`
     }
 
     func note(_ event: MQTTConnectionEvent, now: Date = Date()) {
@@ -248,12 +248,15 @@ final class HealthMonitor: @unchecked Sendable {
             return true
         }
         guard changed else { return }
-        switch state {
-        case .connected: notifier.status("connected to \(brokerDescription)")
-        case .disconnected, .connecting: notifier.status("reconnecting to \(brokerDescription)")
-        case .stopping: break
+        // The file first, then systemd's STATUS: whoever acts on the status line finds health.json saying the same.
+        queue.async { [self] in
+            writeReport(now: now)
+            switch state {
+            case .connected: notifier.status("connected to \(brokerDescription)")
+            case .disconnected, .connecting: notifier.status("reconnecting to \(brokerDescription)")
+            case .stopping: break
+            }
         }
-        queue.async { [self] in writeReport(now: now) }
     }
 
     private func heartbeat() {
