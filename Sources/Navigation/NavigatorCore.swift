@@ -874,7 +874,7 @@ public final class NavigatorCore {
             } ?? false
         // … unless the vehicle is on the leg well before its end (passing the destination on the way round).
         let measuredAlong = snapped.routeMatch?.distanceAlongLegMeters ?? p.along
-        // … or the progress estimate, which has followed the vehicle along this leg (`standingProgressMeters` or more
+        // … or the progress estimate, which has followed the vehicle along this leg (`arrivalStandingProgressMeters` or more
         // of it), has it standing where the leg is well before its end (a light on a leg that loops round the block
         // past its waypoint: the matched position may project onto the leg's last metres, which pass close by). A
         // vehicle that has not driven along the leg (standing at its start, arriving from elsewhere after a reroute)
