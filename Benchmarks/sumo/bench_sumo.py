@@ -83,6 +83,9 @@ def navigation_summary(trips, interval):
     s["duplicate"] = sum(a["count"] > 1 for a in waypoints)
     detected = [a for a in waypoints if "trueDistance" in a]
     s["within30"] = sum(a["trueDistance"] <= 30 for a in detected)
+    # Announced beyond 30 m although a fix had been taken within 30 m of the waypoint: the ones the navigator could
+    # have had (the rest had no fix within 30 m: at 5 s fixes at speed the nearest fixes lie 35-110 m either side).
+    s["beyond30WithFixWithin"] = sum(a["trueDistance"] > 30 and a.get("fixWithin30", True) for a in detected)
     s["early"] = sum(a["early"] for a in detected)
     s["passedEarlier"] = sum(a["passedEarlier"] for a in detected)
     s["late"] = sum(a["odometerToGo"] < -30 for a in detected)
@@ -345,10 +348,12 @@ def print_tables(summary, header=True, matching=True, navigation=True):
         print(NAVIGATION_HEADER)
     for interval, r in (summary["intervals"].items() if navigation else ()):
         n = r["navigation"]
-        print("| %s | %s | %d/%d | %d/%d once (missed: %d midpoints, %d ends; %d twice) | %d/%d | %d (+%d passed earlier) | %d trips: %d reroutes (%d trips) | "
+        print("| %s | %s | %d/%d | %d/%d once (missed: %d midpoints, %d ends; %d twice) | %d/%d%s | %d (+%d passed earlier) | %d trips: %d reroutes (%d trips) | "
               "%d trips: %d within 3 fixes (p50 %.1f fixes, %.0f m driven), %d never, %d false before%s | %.0f %% (%+.0f %%), n=%d | %.0f %% (%+.0f %%), n=%d | %.2f |"
               % (name, interval, n["routed"], n["trips"], n["arrivedOnce"], n["waypoints"], n["missedMidpoint"],
-                 n["missedEnd"], n["duplicate"], n["within30"], n["arrivedOnce"] + n["duplicate"], n["early"],
+                 n["missedEnd"], n["duplicate"], n["within30"], n["arrivedOnce"] + n["duplicate"],
+                 ("" if n["within30"] == n["arrivedOnce"] + n["duplicate"] or "beyond30WithFixWithin" not in n
+                  else " (beyond 30 m with a fix within: %d)" % n["beyond30WithFixWithin"]), n["early"],
                  n["passedEarlier"], n["sameRouteTrips"], n["sameRouteReroutes"],
                  n["sameRouteTripsWithReroute"], n["otherRouteTrips"], n["otherRouteReroutedWithin3"],
                  n["otherRouteRerouteLatencyFixesP50"], n["otherRouteRerouteLatencyMetersP50"], n["otherRouteNeverRerouted"], n["otherRouteFalseBeforeLeaving"],

@@ -205,6 +205,11 @@ def evaluate_trip(probe, events, truth, fixes, waypoints, interval, track1s):
     for k, wp in enumerate(waypoints):
         mine = [a["payload"] for a in arrivals if a["payload"]["waypoint"]["index"] == k]
         entry = {"count": len(mine)}
+        # Whether any fix of the trace was taken with the vehicle within 30 m of the waypoint (by its true position):
+        # at 5 s fixes at speed none may be (70-140 m between fixes), and then no announcement can be within 30 m.
+        entry["fixWithin30"] = any(
+            haversine_meters(tr["lat"], tr["lon"], wp["lat"], wp["lon"]) <= ARRIVAL_RADIUS_METERS
+            for tr in (t_of.get(round(f["timestamp"], 3)) for f in fixes) if tr is not None)
         if mine:
             t = iso_seconds(mine[0]["timestamp"])
             tr = t_of.get(round(t, 3))

@@ -18,6 +18,13 @@ public struct NavigatorConfiguration: Sendable, Hashable {
     public var arrivalStandingSpeedMetersPerSecond: Double = 2
     /// A standing fix this far from the mean of the run so far is an outlier and left out of it. Default 40 m.
     public var standingOutlierMeters: Double = 40
+    /// … but not while the progress estimate has the vehicle standing on the leg (its standing position within
+    /// `arrivalStandingRadiusMeters` of the leg at the estimate) more than twice that radius before the leg's end,
+    /// once the estimate has followed it at least this far along the leg: a leg that loops round a block past its
+    /// waypoint has the vehicle stand at a light within 25 m of the waypoint with hundreds of metres still to drive.
+    /// Default 40 m (the leg's first metres, where a vehicle standing at the origin or a waypoint has not driven
+    /// along it yet, decide nothing). 0 turns the check off.
+    public var arrivalStandingProgressMeters: Double = 40
     /// … and the latest fix, both its matched position and the raw fix projected onto the leg, is within
     /// `arrivalRadiusMeters` + this of the end, so neither one outlier that drags the estimate forward nor a
     /// provisional match that runs ahead can announce an early arrival. Default 10 m.
@@ -57,6 +64,14 @@ public struct NavigatorConfiguration: Sendable, Hashable {
     /// Without it the waypoint passed unseen is never announced and the vehicle is sent back to it, leg after leg.
     /// Default 8 s (above the 5 s of sparse fixes); 0 turns the rule off.
     public var arrivalAfterGapMinimumSeconds: Double = 8
+    /// … or, at dense fixes, when this fix's position is an outlier (a jump from the last consistent fix, or outside
+    /// the leg's raw corridor) but its own speed says the vehicle moves (`minimumSpeedForCourseMetersPerSecond`):
+    /// the progress estimate at the last accepted fix, carried on at the slower of that fix's and this one's speed,
+    /// is within `arrivalRadiusMeters` of the leg's end, and so is the matcher's position for this fix, in a straight
+    /// line. Only while the last accepted fix is at most this many seconds old (farther, a stop in between could make
+    /// the reckoning run ahead of the vehicle). Default 3 s (1–2 s fixes; 5 s fixes have the nearest-fix rule);
+    /// 0 turns the rule off.
+    public var arrivalCoastingMaximumSeconds: Double = 3
 
     /// Off route when the evidence of consecutive off-route fixes reaches this. A fix the matcher puts off the
     /// route counts 1; one that is also at least `strongOffRouteDistanceMeters` from the route while the vehicle

@@ -874,7 +874,23 @@ public final class NavigatorCore {
             } ?? false
         // … unless the vehicle is on the leg well before its end (passing the destination on the way round).
         let measuredAlong = snapped.routeMatch?.distanceAlongLegMeters ?? p.along
-        let explainedByLeg = snapped.isOnRoute && length - measuredAlong > 2 * configuration.arrivalStandingRadiusMeters
+        // … or the progress estimate, which has followed the vehicle along this leg (`arrivalStandingProgressMeters` or more
+        // of it), has it standing where the leg is well before its end (a light on a leg that loops round the block
+        // past its waypoint: the matched position may project onto the leg's last metres, which pass close by). A
+        // vehicle that has not driven along the leg (standing at its start, arriving from elsewhere after a reroute)
+        // is not held back by this.
+        let standingOnLegBeforeEnd =
+            configuration.arrivalStandingProgressMeters > 0
+            && p.along >= configuration.arrivalStandingProgressMeters
+            && length - p.along > 2 * configuration.arrivalStandingRadiusMeters
+            && (standing.map { s in
+                Geodesy.distanceMeters(
+                    Coordinate(latitude: s.latitude, longitude: s.longitude), p.route.point(atDistance: p.along))
+                    <= configuration.arrivalStandingRadiusMeters
+            } ?? false)
+        let explainedByLeg =
+            (snapped.isOnRoute && length - measuredAlong > 2 * configuration.arrivalStandingRadiusMeters)
+            || standingOnLegBeforeEnd
         // Driving through without stopping: the estimate trails a moving vehicle, so the matched position and the
         // raw fix, in a straight line, must say it is there.
         let legEnd = p.route.leg.end.point
@@ -911,8 +927,28 @@ public final class NavigatorCore {
                 && straightLine(snapped.coordinate) <= radius && straightLine(snapped.fix.coordinate) <= radius
                 && raw.distanceFromRouteMeters <= max(configuration.arrivalRawCorridorMeters, 2 * accuracy)
         }()
+        // Dense fixes, and this one's position is an outlier (a jump, or far off the leg) at the waypoint: where the
+        // last accepted position and the speed since put the vehicle. The fix's own speed says it still moves (the
+        // slower of it and the filter's carries the estimate on, so braking is not overtaken), and the matcher, coasting
+        // through the outlier, must have it at the waypoint too. Without this a drive ending at the destination with
+        // an outlier as its last fix (2 % of fixes) is never announced.
+        let coastedThroughOutlier: Bool = {
+            let rawOffLeg =
+                snapped.rawRouteMatch.map {
+                    $0.distanceFromRouteMeters > max(configuration.arrivalRawCorridorMeters, 2 * accuracy)
+                } ?? true
+            let unseen = time.timeIntervalSince(p.updatedAt)
+            guard configuration.arrivalCoastingMaximumSeconds > 0, !plausible || rawOffLeg, snapped.edge != nil,
+                unseen > 0, unseen <= configuration.arrivalCoastingMaximumSeconds,
+                let fixSpeed = snapped.fix.speedMetersPerSecond,
+                fixSpeed >= configuration.minimumSpeedForCourseMetersPerSecond
+            else { return false }
+            let reckoned = p.along + min(fixSpeed, p.velocity) * unseen
+            return length - reckoned <= configuration.arrivalRadiusMeters
+                && straightLine(snapped.coordinate) <= configuration.arrivalRadiusMeters
+        }()
         guard (estimateClose && measurementClose && snapped.isOnRoute) || (nearEnd && !explainedByLeg) || passingClose
-            || nearestFix
+            || nearestFix || coastedThroughOutlier
         else {
             return nil
         }
