@@ -32,9 +32,11 @@ struct ClosedRoadStretch {
         var edges: [EdgeID]
     }
 
-    /// True when `e` is closed to the mode by its tags (and so not usable) although a car could drive it.
+    /// True when `e` is closed to the mode by its tags (and so not usable) although a car could drive it, and
+    /// not of a kind the request avoids.
     func isClosed(_ e: EdgeID) -> Bool {
         !model.isUsable(e) && graph.motorModesClosedByTags(of: e).contains(model.modeMask)
+            && graph.flags(of: e).isDisjoint(with: model.excludedFlags)
     }
 
     /// Free-flow time on a closed edge: the graph's motor speed for the road when it stores one, else

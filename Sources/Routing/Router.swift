@@ -262,6 +262,7 @@ public final class Router {
     ) -> [PathEndpoint] {
         let margin = configuration.closedRoadSnapMarginMeters
         guard ModeMask.motorized.contains(model.modeMask), margin.isFinite, margin >= 0 else { return [] }
+        let closed = ClosedRoadStretch(graph: graph, model: model, configuration: configuration)
         let openMeters = open.first.map {
             Geodesy.distanceMeters(waypoint.coordinate, position(of: $0).point)
         } ?? .infinity
@@ -269,13 +270,11 @@ public final class Router {
         guard radius >= 0 else { return [] }
         let snaps = graph.nearestEdges(to: waypoint.coordinate, openToAnyOf: .all, radiusMeters: radius,
                                        limit: configuration.snapCandidateLimit)
-            .filter { graph.motorModesClosedByTags(of: $0.edge).contains(model.modeMask) }
+            .filter { closed.isClosed($0.edge) }
         guard let nearest = snaps.first else { return [] }
         func directions(_ snap: EdgeSnap) -> [PathEndpoint] {
             let forward = endpoint(snap)
-            guard let twin = graph.reverseEdge(of: snap.edge),
-                graph.motorModesClosedByTags(of: twin).contains(model.modeMask)
-            else { return [forward] }
+            guard let twin = graph.reverseEdge(of: snap.edge), closed.isClosed(twin) else { return [forward] }
             return [forward, PathEndpoint(edge: twin, fraction: 1 - forward.fraction)]
         }
         if let heading = waypoint.preferredHeadingDegrees {
