@@ -150,6 +150,12 @@ public struct RouterConfiguration: Sendable, Hashable {
     /// σ farther (`MapMatchingConfiguration.closedRoadPenalty`). `.infinity` disables (closed roads are never
     /// used). Walking and cycling are never affected.
     public var closedRoadSnapMarginMeters: Double = 10
+    /// The same margin for the origin, metres. The navigator routes from the vehicle's matched position, which lies
+    /// on the road the matcher chose: on a closed road only when the fix fits it better than every open road (by
+    /// `MapMatchingConfiguration.closedRoadPenalty`), although an open road may then pass a few metres from the
+    /// snapped point. Routed from that open road instead, the vehicle would be off its new route at once and
+    /// rerouted at every fix. Default 2 m (only a road the origin lies on, or all but on).
+    public var closedRoadOriginMarginMeters: Double = 2
     /// The closed road must pass within this of the waypoint, metres. Default 25 m.
     public var closedRoadSnapRadiusMeters: Double = 25
     /// A closed road's time (`.best`) or length (`.shorter`) counts this many times in the search: of two ways off

@@ -76,8 +76,8 @@ public final class Router {
         var candidates: [[PathEndpoint]] = []
         var openCandidates: [[PathEndpoint]] = []
         for (index, waypoint) in waypoints.enumerated() {
-            let found = endpoints(for: waypoint, arriving: index > 0, model: model)
-            let closed = closedRoadEndpoints(for: waypoint, arriving: index > 0, open: found, model: model)
+            let (found, openMeters) = openRoadEndpoints(for: waypoint, arriving: index > 0, model: model)
+            let closed = closedRoadEndpoints(for: waypoint, arriving: index > 0, nearestOpenMeters: openMeters, model: model)
             if found.isEmpty && closed.isEmpty {
                 return RouteResponse(status: .locationUnavailable, waypointIndex: index,
                                      message: "no road usable by \(request.travelMode.rawValue) within "
@@ -202,6 +202,13 @@ public final class Router {
 
     /// Phantom endpoints for a waypoint (see `snap`).
     func endpoints(for waypoint: Waypoint, arriving: Bool, model: EdgeCostModel) -> [PathEndpoint] {
+        openRoadEndpoints(for: waypoint, arriving: arriving, model: model).endpoints
+    }
+
+    /// `endpoints`, and how far the nearest usable road is, metres (infinity when none is within the snap radius).
+    private func openRoadEndpoints(for waypoint: Waypoint, arriving: Bool, model: EdgeCostModel)
+        -> (endpoints: [PathEndpoint], nearestMeters: Double)
+    {
         func usableSnaps(within radiusMeters: Double) -> [EdgeSnap] {
             graph.nearestEdges(to: waypoint.coordinate, mode: model.mode, radiusMeters: radiusMeters,
                                limit: configuration.snapCandidateLimit)
@@ -214,7 +221,7 @@ public final class Router {
             snaps = usableSnaps(within: configuration.nearSnapRadiusMeters)
         }
         if snaps.isEmpty { snaps = usableSnaps(within: configuration.snapRadiusMeters) }
-        guard let nearest = snaps.first else { return [] }
+        guard let nearest = snaps.first else { return ([], .infinity) }
 
         if let heading = waypoint.preferredHeadingDegrees {
             // Nearest directed edge (or its twin) whose direction at the snapped point matches the heading.
@@ -222,7 +229,7 @@ public final class Router {
                 for option in bothDirections(of: snap, model) {
                     let bearing = EdgeShape(graph: graph, edge: option.edge).bearingDegrees(at: option.fraction)
                     if Geodesy.bearingDifferenceDegrees(bearing, heading) <= configuration.headingToleranceDegrees {
-                        return [option]
+                        return ([option], nearest.distanceMeters)
                     }
                 }
             }
@@ -236,9 +243,11 @@ public final class Router {
         {
             // Right-hand traffic: arrive on the direction that has the waypoint on its right.
             let wantRight = configuration.rightHandTraffic
-            return [isRight == wantRight ? result[0] : result[1]]
+            return ([isRight == wantRight ? result[0] : result[1]], nearest.distanceMeters)
         }
-        guard arriving && !waypoint.preferSameSideOfRoad && configuration.destinationTieMeters > 0 else { return result }
+        guard arriving && !waypoint.preferSameSideOfRoad && configuration.destinationTieMeters > 0 else {
+            return (result, nearest.distanceMeters)
+        }
         var all = result
         // Only roads through about the same place: a tie's own point within the tie distance of the nearest road's
         // (an overlapping or closely parallel way, a way meeting it at the node nearest the waypoint). A waypoint
@@ -250,22 +259,22 @@ public final class Router {
         {
             for option in bothDirections(of: snap, model) where !all.contains(option) { all.append(option) }
         }
-        return all
+        return (all, nearest.distanceMeters)
     }
 
     /// Where a waypoint lies on a road closed to the (motor) mode by its tags, when such a road passes within
-    /// `configuration.closedRoadSnapRadiusMeters` and nearer than every open road by
-    /// `configuration.closedRoadSnapMarginMeters` (`open` are the open roads' endpoints, nearest first): both
-    /// directions of it, or the one matching a preferred heading. Empty otherwise.
+    /// `configuration.closedRoadSnapRadiusMeters` and nearer than the nearest open road (`openMeters` away; with a
+    /// heading `endpoints` may choose a farther one) by `configuration.closedRoadSnapMarginMeters`
+    /// (`closedRoadOriginMarginMeters` for the origin): both directions of it, or the one matching a preferred
+    /// heading. Empty otherwise.
     func closedRoadEndpoints(
-        for waypoint: Waypoint, arriving: Bool, open: [PathEndpoint], model: EdgeCostModel
+        for waypoint: Waypoint, arriving: Bool, nearestOpenMeters openMeters: Double, model: EdgeCostModel
     ) -> [PathEndpoint] {
-        let margin = configuration.closedRoadSnapMarginMeters
-        guard ModeMask.motorized.contains(model.modeMask), margin.isFinite, margin >= 0 else { return [] }
+        let margin = arriving ? configuration.closedRoadSnapMarginMeters : configuration.closedRoadOriginMarginMeters
+        guard ModeMask.motorized.contains(model.modeMask), configuration.closedRoadSnapMarginMeters.isFinite,
+            margin.isFinite, margin >= 0
+        else { return [] }
         let closed = ClosedRoadStretch(graph: graph, model: model, configuration: configuration)
-        let openMeters = open.first.map {
-            Geodesy.distanceMeters(waypoint.coordinate, position(of: $0).point)
-        } ?? .infinity
         let radius = min(configuration.closedRoadSnapRadiusMeters, openMeters - margin)
         guard radius >= 0 else { return [] }
         let snaps = graph.nearestEdges(to: waypoint.coordinate, openToAnyOf: .all, radiusMeters: radius,

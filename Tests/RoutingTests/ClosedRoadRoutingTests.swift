@@ -177,6 +177,24 @@ private let closedRoadsOff: RouterConfiguration = {
         #expect(try f.leg(from: f.fixture.map["A"], to: nearLane).osmWayIDs == [f.main, f.lane])
     }
 
+    @Test func anOriginOnAClosedRoadNeedsOnlyASmallMargin() throws {
+        // The navigator's origin is the matched position: on the lane, 6 m from Main, it starts on the lane (a
+        // destination there goes to Main, within the 10 m margin).
+        let f = try ClosedRoadFixture()
+        let onLane = LocalProjection(origin: f.fixture.map["B"]).unproject(x: 0, y: -6)
+        let destination = f.fixture.map.point("E", "F", fraction: 0.5)
+        let leg = try f.leg(from: onLane, to: destination, heading: 180)
+        #expect(f.isLaneEdge(leg.start.edge))
+        #expect(leg.osmWayIDs.first == f.lane)
+        #expect(try f.leg(from: f.fixture.map["A"], to: onLane).osmWayIDs == [f.main])
+        // Control: with the destination's margin for the origin too, it starts on an open road (the nearest one
+        // heading south, C–F, as the heading is honoured within the snap radius).
+        var sameMargin = RouterConfiguration()
+        sameMargin.closedRoadOriginMarginMeters = sameMargin.closedRoadSnapMarginMeters
+        let without = try f.leg(from: onLane, to: destination, heading: 180, configuration: sameMargin)
+        #expect(!f.isLaneEdge(without.start.edge) && !without.osmWayIDs.contains(f.lane))
+    }
+
     @Test func walkingIgnoresTheRule() throws {
         // The lane is open on foot: a walk ends on it whatever the margin, exactly as before.
         let f = try ClosedRoadFixture()
