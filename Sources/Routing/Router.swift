@@ -277,8 +277,10 @@ public final class Router {
         let closed = ClosedRoadStretch(graph: graph, model: model, configuration: configuration)
         let radius = min(configuration.closedRoadSnapRadiusMeters, openMeters - margin)
         guard radius >= 0 else { return [] }
+        // Footways and cycleways are listed too (open to some mode): ask for enough that a closed road among a
+        // pedestrian zone's paths is not crowded out.
         let snaps = graph.nearestEdges(to: waypoint.coordinate, openToAnyOf: .all, radiusMeters: radius,
-                                       limit: configuration.snapCandidateLimit)
+                                       limit: max(configuration.snapCandidateLimit, 32))
             .filter { closed.isClosed($0.edge) }
         guard let nearest = snaps.first else { return [] }
         func directions(_ snap: EdgeSnap) -> [PathEndpoint] {
