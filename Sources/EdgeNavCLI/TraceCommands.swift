@@ -23,7 +23,9 @@ enum MatchCommand {
             Input, one fix per line: {"lat":60.17,"lon":24.94,"timestamp":1700000000.5,"speed":12.1,"course":87,
             "horizontalAccuracy":5,"altitude":12}; timestamp in seconds since 1970 or ISO 8601; the rest optional.
             Output, one line per input line, in order: lat, lon, timestamp, osmWayId, roadName, course, speed,
-            speedLimitKph, matched (and altitude, horizontalAccuracy, source, onRoute, routeDistanceMeters).
+            speedLimitKph, matched (and altitude, horizontalAccuracy, source, onRoute, routeDistanceMeters,
+            closedRoad: true when the fix was put on a road closed to the mode by its tags, e.g. a pedestrian
+            street or motor_vehicle=no).
             A line that is not a fix gives {"error":{"code":…,"message":…},"line":N} in its place. Blank lines
             are skipped.
             """,

@@ -147,6 +147,7 @@ public enum MatchingJSON {
         out += ",\"horizontalAccuracy\":\(s.horizontalAccuracyMeters < 0 ? "-1" : number(s.horizontalAccuracyMeters, digits: 1))"
         out += ",\"source\":\"\(s.source.rawValue)\",\"onRoute\":\(s.isOnRoute)"
         out += ",\"routeDistanceMeters\":\(s.routeDistanceMeters.map { number($0, digits: 1) } ?? "null")"
+        out += ",\"closedRoad\":\(s.isOnClosedRoad)"
         return out + "}"
     }
 

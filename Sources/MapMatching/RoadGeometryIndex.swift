@@ -50,12 +50,10 @@ public final class RoadGeometryIndex: Sendable {
     /// sample of its window, on every fix).
     let entryBearings: [Double]
     let exitBearings: [Double]
-    /// `ModeMask` raw value of each edge: the motor modes (driving, taxi, twoWheeler) that its tags close it to
-    /// although it is a road they could drive (`isRoadForMotorVehicles`) and its twin is closed to them too, i.e.
-    /// a street tagged motor_vehicle=no or access=no, or a pedestrian street. Delivery vehicles drive pedestrian
-    /// zones, and traffic simulators may ignore the tags (SUMO's OSM import ignores motor_vehicle=no): the matcher
-    /// may offer such edges at a cost (`MapMatchingConfiguration.closedRoadPenalty`). The closed direction of a
-    /// one-way street is not closed here: the street is open, only not that way.
+    /// `ModeMask` raw value of each edge: the motor modes its tags close it to although a car could drive it
+    /// (`RoadGraph.motorModesClosedByTags`: motor_vehicle=no, access=no, a pedestrian street). SUMO's OSM import
+    /// ignores motor_vehicle=no: the matcher may offer such edges at a cost
+    /// (`MapMatchingConfiguration.closedRoadPenalty`).
     let closedRoadModes: [UInt8]
 
     let gridMinLatitude: Double
@@ -200,27 +198,7 @@ public final class RoadGeometryIndex: Sendable {
         edgeSource = (0..<e).map { graph.source(of: EdgeID($0)) }
         edgeTarget = (0..<e).map { graph.target(of: EdgeID($0)) }
         edgeAccess = (0..<e).map { graph.access(of: EdgeID($0)).rawValue }
-        let motorBits = ModeMask.motorized.rawValue
-        closedRoadModes = (0..<e).map { edge in
-            let id = EdgeID(edge)
-            guard Self.isRoadForMotorVehicles(graph.highwayClass(of: id)) else { return 0 }
-            var open = graph.access(of: id).rawValue
-            if let twin = graph.reverseEdge(of: id) { open |= graph.access(of: twin).rawValue }
-            return motorBits & ~open
-        }
-    }
-
-    /// True for the classes a car can physically drive: the road classes from motorway to living street and
-    /// service, and pedestrian streets (delivery traffic). Not tracks, busways, footways, cycleways, paths, steps
-    /// or bridleways: they run beside streets and a closed one must never attract a car.
-    static func isRoadForMotorVehicles(_ highwayClass: HighwayClass) -> Bool {
-        switch highwayClass {
-        case .motorway, .motorwayLink, .trunk, .trunkLink, .primary, .primaryLink, .secondary, .secondaryLink,
-             .tertiary, .tertiaryLink, .unclassified, .residential, .livingStreet, .service, .road, .pedestrian:
-            true
-        case .track, .busway, .footway, .cycleway, .path, .steps, .bridleway, .ferry, .other:
-            false
-        }
+        closedRoadModes = (0..<e).map { graph.motorModesClosedByTags(of: EdgeID($0)).rawValue }
     }
 
     /// True when `e` is closed to `mode` by its tags but is a road the mode could drive (see `closedRoadModes`).

@@ -313,6 +313,18 @@ public final class RoadGraph: @unchecked Sendable {
         return v == 0 ? nil : Double(v) / 100
     }
 
+    /// The motor modes (driving, taxi, twoWheeler) that the tags close `e` to although it is a road they could
+    /// drive (`HighwayClass.isRoadForMotorVehicles`) and its twin is closed to them too: a street tagged
+    /// motor_vehicle=no or access=no, or a pedestrian street. The closed direction of a one-way street is not
+    /// closed here: the street is open, only not that way. Delivery vehicles drive pedestrian zones and traffic
+    /// simulators may ignore the tags, so the matcher and the router may use such roads at a cost.
+    public func motorModesClosedByTags(of e: EdgeID) -> ModeMask {
+        guard highwayClass(of: e).isRoadForMotorVehicles else { return [] }
+        var open = access(of: e)
+        if let twin = reverseEdge(of: e) { open.formUnion(access(of: twin)) }
+        return ModeMask.motorized.subtracting(open)
+    }
+
     public func osmWayID(of e: EdgeID) -> Int64 { record(e).load(fromByteOffset: 16, as: Int64.self) }
 
     /// Street name ("" when none).

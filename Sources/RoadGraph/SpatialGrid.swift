@@ -144,6 +144,13 @@ extension RoadGraph {
     /// at most `limit`. Distances use an equirectangular frame around `point` for the search and haversine for the
     /// reported `distanceMeters`; both twins of a two-way road are returned when both are open to `mode`.
     public func nearestEdges(to point: Coordinate, mode: TravelMode, radiusMeters: Double, limit: Int) -> [EdgeSnap] {
+        nearestEdges(to: point, openToAnyOf: ModeMask(mode), radiusMeters: radiusMeters, limit: limit)
+    }
+
+    /// Edges open to at least one of `modes`, as `nearestEdges(to:mode:radiusMeters:limit:)` (which asks for one).
+    public func nearestEdges(to point: Coordinate, openToAnyOf modes: ModeMask, radiusMeters: Double, limit: Int)
+        -> [EdgeSnap]
+    {
         guard limit > 0, edgeCount > 0, radiusMeters >= 0, point.isValid else { return [] }
         let g = grid
         let ky = Geodesy.earthRadiusMeters * .pi / 180
@@ -156,7 +163,7 @@ extension RoadGraph {
         if maxLat < g.minLat || minLat > g.minLat + Double(g.rows) * g.cellLat
             || maxLon < g.minLon || minLon > g.minLon + Double(g.cols) * g.cellLon { return [] }
         let r0 = g.row(minLat), r1 = g.row(maxLat), c0 = g.col(minLon), c1 = g.col(maxLon)
-        let m = ModeMask(mode).rawValue
+        let m = modes.rawValue
         let r2 = radiusMeters * radiusMeters
         let qLat7 = point.latitude * 1e7, qLon7 = point.longitude * 1e7
         let kx7 = kx * 1e-7, ky7 = ky * 1e-7

@@ -126,4 +126,17 @@ public enum HighwayClass: UInt8, Sendable, Hashable, CaseIterable, Codable {
         guard let c = HighwayClass.allCases.first(where: { $0.osmValue == osmValue }) else { return nil }
         self = c
     }
+
+    /// True for the classes a car can physically drive: the road classes from motorway to living street and
+    /// service, and pedestrian streets (delivery traffic). Not tracks, busways, footways, cycleways, paths, steps
+    /// or bridleways: they run beside streets and a closed one must never attract a car.
+    public var isRoadForMotorVehicles: Bool {
+        switch self {
+        case .motorway, .motorwayLink, .trunk, .trunkLink, .primary, .primaryLink, .secondary, .secondaryLink,
+             .tertiary, .tertiaryLink, .unclassified, .residential, .livingStreet, .service, .road, .pedestrian:
+            true
+        case .track, .busway, .footway, .cycleway, .path, .steps, .bridleway, .ferry, .other:
+            false
+        }
+    }
 }

@@ -6,6 +6,22 @@ struct PathEndpoint: Hashable {
     /// Position along the edge from its source, 0...1 of its length (and of its weight: costs are uniform along
     /// an edge).
     var fraction: Double
+    /// Weight paid before a source's edge ends or after a target's edge starts, outside this search: the stretch on
+    /// a road closed to the mode that joins a waypoint there to the open network (`ClosedRoadStretch`; such an
+    /// endpoint is at its edge's end, fraction 1, as a source and at its start, fraction 0, as a target). 0
+    /// otherwise.
+    var approachWeight: Double = 0
+
+    /// Weight from this source's position to the end of its edge, approach included. An edge the mode may not
+    /// use weighs infinity, and then only the approach counts (a closed stretch's source sits at its edge's end).
+    @inline(__always) func exitWeight(_ edgeWeight: Double) -> Double {
+        (fraction >= 1 ? 0 : edgeWeight * (1 - fraction)) + approachWeight
+    }
+
+    /// Weight from the start of this target's edge to its position, approach included (see `exitWeight`).
+    @inline(__always) func entryWeight(_ edgeWeight: Double) -> Double {
+        (fraction <= 0 ? 0 : edgeWeight * fraction) + approachWeight
+    }
 }
 
 /// The best complete path a bidirectional search has found so far: its weight and the edge where the two
@@ -149,7 +165,7 @@ struct EdgeSearch {
         var best: EdgePath?
         for (si, s) in sources.enumerated() {
             for (ti, t) in targets.enumerated() where s.edge == t.edge && t.fraction >= s.fraction {
-                let weight = weight(s.edge) * (t.fraction - s.fraction)
+                let weight = weight(s.edge) * (t.fraction - s.fraction) + s.approachWeight + t.approachWeight
                 if weight < best?.weight ?? .infinity {
                     best = EdgePath(weight: weight, edges: [s.edge], sourceIndex: si, targetIndex: ti)
                 }
@@ -194,6 +210,9 @@ struct EdgeSearch {
         var best = directPath(sources, targets)
         var bestWeight = best?.weight ?? .infinity
         var bestEnd: (edge: EdgeID, target: Int)?
+        // A target on a road closed to the mode (a closed stretch's start) is entered although unusable, and never
+        // left: the search must not drive through a closed road.
+        let closedTargets = targets.filter { !isUsable($0.edge) }.map(\.edge)
 
         // `heap` goes in as inout rather than being captured: a captured var gets dynamic exclusivity checks.
         @inline(__always) func relax(_ heap: inout MinHeap, _ f: EdgeID, _ g: Double, _ from: UInt32) {
@@ -226,9 +245,10 @@ struct EdgeSearch {
         }
 
         for (si, s) in sources.enumerated() {
-            let exit = weight(s.edge) * (1 - s.fraction)
+            let exit = s.exitWeight(weight(s.edge))
             let v = Int(targetNode[Int(s.edge)])
-            for f in firstOut[v]..<firstOut[v + 1] where isUsable(f) && isTurnAllowed(from: s.edge, to: f) {
+            for f in firstOut[v]..<firstOut[v + 1]
+            where (isUsable(f) || (!closedTargets.isEmpty && closedTargets.contains(f))) && isTurnAllowed(from: s.edge, to: f) {
                 relax(&heap, f, exit, edgeCount + UInt32(si))
             }
         }
@@ -240,15 +260,17 @@ struct EdgeSearch {
             if key > g + pot[i] { continue }  // stale entry
             let w = weight(e)
             for (ti, t) in targets.enumerated() where t.edge == e {
-                let total = g + w * t.fraction
+                let total = g + t.entryWeight(w)
                 if total < bestWeight {
                     bestWeight = total
                     bestEnd = (e, ti)
                 }
             }
+            if !closedTargets.isEmpty && !isUsable(e) { continue }
             let next = g + w
             let v = Int(targetNode[i])
-            for f in firstOut[v]..<firstOut[v + 1] where isUsable(f) && isTurnAllowed(from: e, to: f) {
+            for f in firstOut[v]..<firstOut[v + 1]
+            where (isUsable(f) || (!closedTargets.isEmpty && closedTargets.contains(f))) && isTurnAllowed(from: e, to: f) {
                 relax(&heap, f, next, e)
             }
         }
@@ -292,6 +314,8 @@ struct EdgeSearch {
         // Mutable search state goes into the nested functions as inout arguments: captured vars would get dynamic
         // exclusivity checks on every access.
         var best = Meeting(weight: direct?.weight ?? .infinity, edge: nil)
+        // As in `unidirectional`: the forward search may enter a target on a closed road, never leave one.
+        let closedTargets = targets.filter { !isUsable($0.edge) }.map(\.edge)
 
         /// The forward potential of the node where edge state `i` is labelled (its source node), cached per node
         /// for this query; `.infinity` marks a pruned node. The backward potential is its negation.
@@ -340,14 +364,15 @@ struct EdgeSearch {
         }
 
         for (si, s) in sources.enumerated() {
-            let exit = weight(s.edge) * (1 - s.fraction)
+            let exit = s.exitWeight(weight(s.edge))
             let v = Int(targetNode[Int(s.edge)])
-            for f in firstOut[v]..<firstOut[v + 1] where isUsable(f) && isTurnAllowed(from: s.edge, to: f) {
+            for f in firstOut[v]..<firstOut[v + 1]
+            where (isUsable(f) || (!closedTargets.isEmpty && closedTargets.contains(f))) && isTurnAllowed(from: s.edge, to: f) {
                 relaxForward(&forwardHeap, &best, f, exit, edgeCount + UInt32(si))
             }
         }
         for (ti, t) in targets.enumerated() {
-            relaxBackward(&backwardHeap, &best, t.edge, weight(t.edge) * t.fraction, edgeCount + UInt32(ti))
+            relaxBackward(&backwardHeap, &best, t.edge, t.entryWeight(weight(t.edge)), edgeCount + UInt32(ti))
         }
 
         while !forwardHeap.isEmpty && !backwardHeap.isEmpty {
@@ -356,9 +381,11 @@ struct EdgeSearch {
                 let (key, e) = forwardHeap.popMin()
                 let g = forwardCost[Int(e)]
                 if key > g + nodePotential(Int(e)) { continue }  // stale entry
+                if !closedTargets.isEmpty && !isUsable(e) { continue }
                 let next = g + weight(e)
                 let v = Int(targetNode[Int(e)])
-                for f in firstOut[v]..<firstOut[v + 1] where isUsable(f) && isTurnAllowed(from: e, to: f) {
+                for f in firstOut[v]..<firstOut[v + 1]
+                where (isUsable(f) || (!closedTargets.isEmpty && closedTargets.contains(f))) && isTurnAllowed(from: e, to: f) {
                     relaxForward(&forwardHeap, &best, f, next, e)
                 }
             } else {

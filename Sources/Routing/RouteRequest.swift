@@ -139,6 +139,33 @@ public struct RouterConfiguration: Sendable, Hashable {
     public var islandSnapRadiusMeters: Double = 1000
     /// How many nearby edges are searched for that main-network road. Default 256.
     public var islandSnapCandidateLimit: Int = 256
+    /// A waypoint (or a rerouted vehicle) on a road closed to the motor travel mode by its tags (motor_vehicle=no,
+    /// access=no or agricultural, a pedestrian street: `RoadGraph.motorModesClosedByTags`) starts or ends its leg
+    /// there when that road is nearer than every open road by at least this, metres: the leg then drives the closed
+    /// road only from the waypoint to the nearest open roads (`ClosedRoadStretch`), never through it from one open
+    /// road to another. Delivery vans drive pedestrian zones, farmers farm roads, and a traffic simulator may ignore
+    /// the tags (SUMO Liechtenstein probe17 starts on one: routed from the nearest open road it was rerouted 43
+    /// times in two minutes and never arrived). Default 10 m: a waypoint beside a street and a footpath-like closed
+    /// road still goes to the street; the matcher puts a fix on a closed road only when open roads are about 2.4
+    /// σ farther (`MapMatchingConfiguration.closedRoadPenalty`). `.infinity` disables (closed roads are never
+    /// used). Walking and cycling are never affected.
+    public var closedRoadSnapMarginMeters: Double = 10
+    /// The same margin for the origin, metres. The navigator routes from the vehicle's matched position, which lies
+    /// on the road the matcher chose: on a closed road only when the fix fits it better than every open road (by
+    /// `MapMatchingConfiguration.closedRoadPenalty`), although an open road may then pass a few metres from the
+    /// snapped point. Routed from that open road instead, the vehicle would be off its new route at once and
+    /// rerouted at every fix. Default 2 m (only a road the origin lies on, or all but on).
+    public var closedRoadOriginMarginMeters: Double = 2
+    /// The closed road must pass within this of the waypoint, metres. Default 25 m.
+    public var closedRoadSnapRadiusMeters: Double = 25
+    /// A closed road's time (`.best`) or length (`.shorter`) counts this many times in the search: of two ways off
+    /// a closed road, the one with less closed road wins unless the other saves more than that. Default 2.
+    public var closedRoadCostFactor: Double = 2
+    /// Speed assumed on a closed road whose tags give the mode none, km/h. Default 20.
+    public var closedRoadSpeedKph: Double = 20
+    /// The stretch along closed roads from a waypoint to the open network is looked for up to this far, metres.
+    /// Default 3000.
+    public var maximumClosedStretchMeters: Double = 3000
     /// How many of the index's landmarks a query uses: those with the largest bounds between its origin and
     /// destination. Fewer is cheaper per node, more prunes more. Default 4.
     public var activeLandmarkCount: Int = 4

@@ -71,29 +71,44 @@ public final class Router {
         let model = EdgeCostModel(graph: graph, mode: request.travelMode, strategy: request.strategy,
                                   avoid: request.avoid, traffic: request.traffic)
         let waypoints = [request.origin] + request.destinations
+        // Per waypoint: where it is put (on a closed road when one is clearly nearest), and the open roads for when
+        // no route joins that.
         var candidates: [[PathEndpoint]] = []
+        var openCandidates: [[PathEndpoint]] = []
         for (index, waypoint) in waypoints.enumerated() {
-            let found = endpoints(for: waypoint, arriving: index > 0, model: model)
-            if found.isEmpty {
+            let (found, openMeters) = openRoadEndpoints(for: waypoint, arriving: index > 0, model: model)
+            let closed = closedRoadEndpoints(for: waypoint, arriving: index > 0, nearestOpenMeters: openMeters, model: model)
+            if found.isEmpty && closed.isEmpty {
                 return RouteResponse(status: .locationUnavailable, waypointIndex: index,
                                      message: "no road usable by \(request.travelMode.rawValue) within "
                                         + "\(configuration.snapRadiusMeters) m of waypoint \(index)")
             }
-            candidates.append(found)
+            candidates.append(closed.isEmpty ? found : closed)
+            openCandidates.append(found)
         }
 
         let search = EdgeSearch(model: model, topology: topology,
                                 costs: costTable(mode: request.travelMode, strategy: request.strategy, avoid: request.avoid),
                                 forward: forwardLabels, backward: backwardLabels, potentials: potentialCache)
+        let closedStretch = ClosedRoadStretch(graph: graph, model: model, configuration: configuration)
         var legs: [RouteLeg] = []
         var sources = candidates[0]
         for index in 1..<waypoints.count {
             var targets = candidates[index]
-            var found = shortestPath(search, algorithm, sources, targets, model)
+            var found = connect(search, algorithm, sources, targets, closedStretch)
             if found == nil && index > 1 && sources != candidates[index - 1] {
                 // Continuing in the arrival direction failed: allow leaving the waypoint in either direction.
                 sources = candidates[index - 1]
-                found = shortestPath(search, algorithm, sources, targets, model)
+                found = connect(search, algorithm, sources, targets, closedStretch)
+            }
+            if found == nil && (sources != openCandidates[index - 1] || targets != openCandidates[index])
+                && !openCandidates[index - 1].isEmpty && !openCandidates[index].isEmpty
+            {
+                // No way off (or onto) the closed road within reach: the nearest open roads, as without it.
+                sources = openCandidates[index - 1]
+                targets = openCandidates[index]
+                candidates[index] = targets
+                found = connect(search, algorithm, sources, targets, closedStretch)
             }
             if found == nil {
                 // A waypoint snapped onto a small island of the network (e.g. a driveway whose only link is a
@@ -105,7 +120,7 @@ public final class Router {
                     sources = start ?? sources
                     targets = end ?? targets
                     candidates[index] = targets
-                    found = shortestPath(search, algorithm, sources, targets, model)
+                    found = connect(search, algorithm, sources, targets, closedStretch)
                 }
             }
             guard let path = found else {
@@ -113,7 +128,8 @@ public final class Router {
                                      message: "no \(request.travelMode.rawValue) route to waypoint \(index)")
             }
             let start = sources[path.sourceIndex], end = targets[path.targetIndex]
-            legs.append(makeLeg(path: path, start: start, end: end, destination: waypoints[index], model: model))
+            legs.append(makeLeg(path: path, start: start, end: end, destination: waypoints[index], model: model,
+                                closed: closedStretch))
             sources = [end]  // the next leg leaves in the direction this one arrived
         }
         return RouteResponse(status: .ok,
@@ -186,6 +202,13 @@ public final class Router {
 
     /// Phantom endpoints for a waypoint (see `snap`).
     func endpoints(for waypoint: Waypoint, arriving: Bool, model: EdgeCostModel) -> [PathEndpoint] {
+        openRoadEndpoints(for: waypoint, arriving: arriving, model: model).endpoints
+    }
+
+    /// `endpoints`, and how far the nearest usable road is, metres (infinity when none is within the snap radius).
+    private func openRoadEndpoints(for waypoint: Waypoint, arriving: Bool, model: EdgeCostModel)
+        -> (endpoints: [PathEndpoint], nearestMeters: Double)
+    {
         func usableSnaps(within radiusMeters: Double) -> [EdgeSnap] {
             graph.nearestEdges(to: waypoint.coordinate, mode: model.mode, radiusMeters: radiusMeters,
                                limit: configuration.snapCandidateLimit)
@@ -198,7 +221,7 @@ public final class Router {
             snaps = usableSnaps(within: configuration.nearSnapRadiusMeters)
         }
         if snaps.isEmpty { snaps = usableSnaps(within: configuration.snapRadiusMeters) }
-        guard let nearest = snaps.first else { return [] }
+        guard let nearest = snaps.first else { return ([], .infinity) }
 
         if let heading = waypoint.preferredHeadingDegrees {
             // Nearest directed edge (or its twin) whose direction at the snapped point matches the heading.
@@ -206,7 +229,7 @@ public final class Router {
                 for option in bothDirections(of: snap, model) {
                     let bearing = EdgeShape(graph: graph, edge: option.edge).bearingDegrees(at: option.fraction)
                     if Geodesy.bearingDifferenceDegrees(bearing, heading) <= configuration.headingToleranceDegrees {
-                        return [option]
+                        return ([option], nearest.distanceMeters)
                     }
                 }
             }
@@ -220,9 +243,11 @@ public final class Router {
         {
             // Right-hand traffic: arrive on the direction that has the waypoint on its right.
             let wantRight = configuration.rightHandTraffic
-            return [isRight == wantRight ? result[0] : result[1]]
+            return ([isRight == wantRight ? result[0] : result[1]], nearest.distanceMeters)
         }
-        guard arriving && !waypoint.preferSameSideOfRoad && configuration.destinationTieMeters > 0 else { return result }
+        guard arriving && !waypoint.preferSameSideOfRoad && configuration.destinationTieMeters > 0 else {
+            return (result, nearest.distanceMeters)
+        }
         var all = result
         // Only roads through about the same place: a tie's own point within the tie distance of the nearest road's
         // (an overlapping or closely parallel way, a way meeting it at the node nearest the waypoint). A waypoint
@@ -234,7 +259,47 @@ public final class Router {
         {
             for option in bothDirections(of: snap, model) where !all.contains(option) { all.append(option) }
         }
-        return all
+        return (all, nearest.distanceMeters)
+    }
+
+    /// Where a waypoint lies on a road closed to the (motor) mode by its tags, when such a road passes within
+    /// `configuration.closedRoadSnapRadiusMeters` and nearer than the nearest open road (`openMeters` away; with a
+    /// heading `endpoints` may choose a farther one) by `configuration.closedRoadSnapMarginMeters`
+    /// (`closedRoadOriginMarginMeters` for the origin): both directions of it, or the one matching a preferred
+    /// heading. Empty otherwise.
+    func closedRoadEndpoints(
+        for waypoint: Waypoint, arriving: Bool, nearestOpenMeters openMeters: Double, model: EdgeCostModel
+    ) -> [PathEndpoint] {
+        let margin = arriving ? configuration.closedRoadSnapMarginMeters : configuration.closedRoadOriginMarginMeters
+        guard ModeMask.motorized.contains(model.modeMask), configuration.closedRoadSnapMarginMeters.isFinite,
+            margin.isFinite, margin >= 0
+        else { return [] }
+        let closed = ClosedRoadStretch(graph: graph, model: model, configuration: configuration)
+        let radius = min(configuration.closedRoadSnapRadiusMeters, openMeters - margin)
+        guard radius >= 0 else { return [] }
+        // Footways and cycleways are listed too (open to some mode): ask for enough that a closed road among a
+        // pedestrian zone's paths is not crowded out.
+        let snaps = graph.nearestEdges(to: waypoint.coordinate, openToAnyOf: .all, radiusMeters: radius,
+                                       limit: max(configuration.snapCandidateLimit, 32))
+            .filter { closed.isClosed($0.edge) }
+        guard let nearest = snaps.first else { return [] }
+        func directions(_ snap: EdgeSnap) -> [PathEndpoint] {
+            let forward = endpoint(snap)
+            guard let twin = graph.reverseEdge(of: snap.edge), closed.isClosed(twin) else { return [forward] }
+            return [forward, PathEndpoint(edge: twin, fraction: 1 - forward.fraction)]
+        }
+        if let heading = waypoint.preferredHeadingDegrees {
+            // The vehicle's direction along the nearest closed road, when it has one there.
+            for snap in snaps where snap.distanceMeters <= nearest.distanceMeters + configuration.destinationTieMeters {
+                for option in directions(snap) {
+                    let bearing = EdgeShape(graph: graph, edge: option.edge).bearingDegrees(at: option.fraction)
+                    if Geodesy.bearingDifferenceDegrees(bearing, heading) <= configuration.headingToleranceDegrees {
+                        return [option]
+                    }
+                }
+            }
+        }
+        return directions(nearest)
     }
 
     /// The snapped position on the snapped edge, then on its twin when the mode may use it.
@@ -300,10 +365,10 @@ public final class Router {
             // The forward search leaves a source from its edge's target node, having paid the rest of the edge; a
             // target is reached from its edge's source node plus the part of the edge up to it.
             let sourceEnds = sources.map {
-                LandmarkPotential.Endpoint(node: graph.target(of: $0.edge), offset: model.weight($0.edge) * (1 - $0.fraction))
+                LandmarkPotential.Endpoint(node: graph.target(of: $0.edge), offset: $0.exitWeight(model.weight($0.edge)))
             }
             let targetEnds = targets.map {
-                LandmarkPotential.Endpoint(node: graph.source(of: $0.edge), offset: model.weight($0.edge) * $0.fraction)
+                LandmarkPotential.Endpoint(node: graph.source(of: $0.edge), offset: $0.entryWeight(model.weight($0.edge)))
             }
             let chosen = LandmarkPotential.bestLandmarks(table: table, sources: sourceEnds, targets: targetEnds,
                                                          count: max(1, configuration.activeLandmarkCount))
@@ -320,8 +385,66 @@ public final class Router {
         }
     }
 
+    /// The best path between the snapped `sources` and `targets`, those on closed roads joined to the open network
+    /// by their closed stretches (`ClosedRoadStretch`): `edges` run from a source's edge to a target's edge, and the
+    /// indices are into `sources` and `targets`.
+    private func connect(
+        _ search: EdgeSearch, _ algorithm: SearchAlgorithm, _ sources: [PathEndpoint], _ targets: [PathEndpoint],
+        _ closed: ClosedRoadStretch
+    ) -> EdgePath? {
+        let model = closed.model
+        guard sources.contains(where: { !model.isUsable($0.edge) }) || targets.contains(where: { !model.isUsable($0.edge) })
+        else { return shortestPath(search, algorithm, sources, targets, model) }
+        // Search endpoints: open ones as they are, closed ones replaced by the ends of their stretches.
+        var searchSources: [(endpoint: PathEndpoint, stretch: [EdgeID], owner: Int)] = []
+        var searchTargets: [(endpoint: PathEndpoint, stretch: [EdgeID], owner: Int)] = []
+        var departures: [(owner: Int, labels: [EdgeID: ClosedRoadStretch.Label])] = []
+        var arrivals: [(owner: Int, labels: [EdgeID: ClosedRoadStretch.Label])] = []
+        for (owner, source) in sources.enumerated() {
+            guard !model.isUsable(source.edge) else {
+                searchSources.append((source, [], owner))
+                continue
+            }
+            let labels = closed.explore(from: source, departing: true)
+            departures.append((owner, labels))
+            searchSources += closed.junctions(labels, departing: true).map { ($0.endpoint, $0.edges, owner) }
+        }
+        for (owner, target) in targets.enumerated() {
+            guard !model.isUsable(target.edge) else {
+                searchTargets.append((target, [], owner))
+                continue
+            }
+            let labels = closed.explore(from: target, departing: false)
+            arrivals.append((owner, labels))
+            searchTargets += closed.junctions(labels, departing: false).map { ($0.endpoint, $0.edges, owner) }
+        }
+        var best: EdgePath?
+        if !searchSources.isEmpty && !searchTargets.isEmpty,
+            let path = shortestPath(search, algorithm, searchSources.map(\.endpoint), searchTargets.map(\.endpoint), model)
+        {
+            let from = searchSources[path.sourceIndex], to = searchTargets[path.targetIndex]
+            var edges = path.edges
+            if !from.stretch.isEmpty { edges = from.stretch + edges.dropFirst() }
+            if !to.stretch.isEmpty { edges = edges.dropLast() + to.stretch }
+            best = EdgePath(weight: path.weight, edges: edges, sourceIndex: from.owner, targetIndex: to.owner)
+        }
+        // Both ends on closed roads joined by closed roads: that way too (it never touches the open network).
+        for departure in departures {
+            for arrival in arrivals {
+                guard let direct = closed.directPath(from: sources[departure.owner], departure.labels,
+                                                     to: targets[arrival.owner], arrival.labels),
+                    direct.weight < best?.weight ?? .infinity
+                else { continue }
+                best = EdgePath(weight: direct.weight, edges: direct.edges, sourceIndex: departure.owner,
+                                targetIndex: arrival.owner)
+            }
+        }
+        return best
+    }
+
     private func makeLeg(
-        path: EdgePath, start: PathEndpoint, end: PathEndpoint, destination: Waypoint, model: EdgeCostModel
+        path: EdgePath, start: PathEndpoint, end: PathEndpoint, destination: Waypoint, model: EdgeCostModel,
+        closed: ClosedRoadStretch
     ) -> RouteLeg {
         var distance = 0.0, duration = 0.0, weight = 0.0
         var geometry: [Coordinate] = []
@@ -333,8 +456,10 @@ public final class Router {
             let to = i == last ? end.fraction : 1
             let portion = max(0, to - from)
             distance += graph.lengthMeters(of: e) * portion
-            duration += model.durationSeconds(e) * portion
-            weight += model.weight(e) * portion
+            // Only a closed stretch puts an edge the mode may not use on a path.
+            let usable = model.isUsable(e)
+            duration += (usable ? model.durationSeconds(e) : closed.durationSeconds(e)) * portion
+            weight += (usable ? model.weight(e) : closed.weight(e)) * portion
             if from == 0 && to == 1 {
                 // A whole edge: its vertices as stored, without measuring the shape (zero-length steps dropped, as
                 // `EdgeShape.slice` drops them).

@@ -45,6 +45,13 @@ import Testing
         #expect(object["speedLimitKph"] as? Int == 40 && object["matched"] as? Bool == true)
         #expect(object["altitude"] is NSNull && object["routeDistanceMeters"] is NSNull)
         #expect(object["source"] as? String == "snapped" && object["timestamp"] as? Int == 1_700_000_000)
+        // `closedRoad`: put on a road closed to the mode by its tags (a pedestrian street, motor_vehicle=no).
+        #expect(object["closedRoad"] as? Bool == false)
+        var onClosedRoad = s
+        onClosedRoad.isOnClosedRoad = true
+        let closed = try #require(
+            try JSONSerialization.jsonObject(with: Data(MatchingJSON.encode(onClosedRoad).utf8)) as? [String: Any])
+        #expect(closed["closedRoad"] as? Bool == true)
         let unmatched = MatchingJSON.encode(SnappedLocation.unmatched(LocationFix(coordinate: Coordinate(latitude: 1, longitude: 2), timestamp: 5)))
         #expect(unmatched.contains("\"matched\":false") && unmatched.contains("\"speedLimitKph\":null"))
     }

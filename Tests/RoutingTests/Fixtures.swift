@@ -79,8 +79,15 @@ struct BuiltFixture {
 /// Checks that a leg is a legal walk: consecutive edges meet, every turn is allowed, every edge is open.
 func isLegal(_ leg: RouteLeg, graph: RoadGraph, mode: TravelMode, avoid: AvoidOptions) -> Bool {
     let mask = ModeMask(mode)
-    for e in leg.edges where !graph.access(of: e).contains(mask) || !graph.flags(of: e).isDisjoint(with: avoid.excludedFlags) {
-        return false
+    // A leg may start or end on a road closed to the mode by its tags (`ClosedRoadStretch`): those edges may lead
+    // to the first open edge and from the last, never lie between open ones.
+    let open = leg.edges.map { graph.access(of: $0).contains(mask) }
+    let firstOpen = open.firstIndex(of: true) ?? leg.edges.count
+    let lastOpen = open.lastIndex(of: true) ?? -1
+    for e in leg.edges where !graph.flags(of: e).isDisjoint(with: avoid.excludedFlags) { return false }
+    for (i, e) in leg.edges.enumerated() where !open[i] {
+        let inStretch = i < firstOpen || i > lastOpen
+        if !inStretch || !graph.motorModesClosedByTags(of: e).contains(mask) { return false }
     }
     for (a, b) in zip(leg.edges, leg.edges.dropFirst()) where !graph.isTurnAllowed(from: a, to: b, mode: mode) {
         return false
