@@ -42,6 +42,14 @@ public struct JunctionDelayModel: Sendable, Hashable {
     /// Default 0.75: a way's median moving speed holds part of the slow-down (the braking and accelerating
     /// samples on the way), not all of it (a median passes over short slow stretches).
     public var turnDelayShareUnderTraffic: Double = 0.75
+    /// The share of a turn or crossing delay (not a signal's wait) charged on an edge that a feed speed covers.
+    /// Default 0. A simulator's edge speeds (SUMO's edgeData) leave out the time inside junctions, where the turn
+    /// is: the feed alone predicted the SUMO probes' remaining time 8–18 % short without their junction time
+    /// (`Benchmarks/sumo/feed_bias.py`). But the trip's own pace (`NavigatorConfiguration.paceUnsplitUnderFeed`)
+    /// learns that share, and charging 0.25 / 0.5 / 1 of the turns on top made the mid-leg remaining time no
+    /// better (pooled 15.8 / 15.9 / 18.2 % against 15.2 %, BENCHMARKS.md "Remaining time when traffic is known").
+    /// The signal's wait is never charged under a feed: it is the queue on the way, which the feed speed holds.
+    public var turnDelayShareUnderFeed: Double = 0
     /// Turn and crossing delays: the time lost slowing to the turn's speed and back (a vehicle at 50 km/h slowing
     /// to 20–25 km/h for a turn at 2.6 m/s² up / 4.5 m/s² down loses 1.5–2.5 s), plus yielding. Earlier defaults
     /// (5 / 8 / 15 / 3 s) charged Liechtenstein's SUMO legs, where no vehicle stood, 20–60 s of turns the vehicles
@@ -83,8 +91,10 @@ public struct JunctionDelayModel: Sendable, Hashable {
         // The braking and accelerating share of a signal's charge is what a moving speed already holds.
         let slowdownShare = trafficSignalSeconds > 0 ? trafficSignalSlowdownSeconds / trafficSignalSeconds : 0
         let waiting = max(0, signalPart * (1 - slowdownShare))
-        let turns = turnDelayShareUnderTraffic * max(0, seconds - signalPart)
-        return JunctionDelay(seconds: seconds, underOwnSpeedSeconds: waiting + turns)
+        let turns = max(0, seconds - signalPart)
+        return JunctionDelay(
+            seconds: seconds, underOwnSpeedSeconds: waiting + turnDelayShareUnderTraffic * turns,
+            underFeedSeconds: turnDelayShareUnderFeed * turns)
     }
 
     /// The wait charged for a signal of this kind (its turn delay comes on top).
@@ -138,16 +148,19 @@ public struct JunctionDelayModel: Sendable, Hashable {
     }
 }
 
-/// The delay charged at one junction of a route, seconds, by what covers the edge before it. Under a feed speed
-/// nothing: it holds the way's waits at signals, in queues and slowing for the turn (`LegTimeModel.applyTraffic`).
+/// The delay charged at one junction of a route, seconds, by what covers the edge before it.
 public struct JunctionDelay: Sendable, Hashable {
     /// With no traffic observation: everything (`JunctionDelayModel`).
     public var seconds = 0.0
     /// Under the vehicle's own moving speed on the edge: the signal's expected wait and part of the turn.
     public var underOwnSpeedSeconds = 0.0
-    public init(seconds: Double = 0, underOwnSpeedSeconds: Double = 0) {
+    /// Under a feed speed: the turn only (`JunctionDelayModel.turnDelayShareUnderFeed`); the feed holds the way's
+    /// waits at its signal and in its queue.
+    public var underFeedSeconds = 0.0
+    public init(seconds: Double = 0, underOwnSpeedSeconds: Double = 0, underFeedSeconds: Double = 0) {
         self.seconds = seconds
         self.underOwnSpeedSeconds = underOwnSpeedSeconds
+        self.underFeedSeconds = underFeedSeconds
     }
 }
 
@@ -156,7 +169,8 @@ public struct JunctionDelay: Sendable, Hashable {
 /// Each edge's time is split in two: moving (`roadSeconds`: the cruise time, slower where the vehicle's own
 /// observations say so) and delay (`delaySeconds`: the junction charge at its end, and what a feed speed adds over
 /// the cruise time — its waits in queues and at signals). The navigator scales the two with the trip's own
-/// moving pace and stop pace (`NavigatorConfiguration.paceSplitsStops`).
+/// moving pace and stop pace (`NavigatorConfiguration.paceSplitsStops`), and the feed's share of the time
+/// (`feedSeconds`) with the trip's whole pace (`NavigatorConfiguration.paceUnsplitUnderFeed`).
 struct LegTimeModel {
     /// Free-flow seconds of each edge's used portion, at the cruise speed (`CruiseSpeedModel`).
     private(set) var freeFlowSeconds: [Double]
@@ -166,6 +180,8 @@ struct LegTimeModel {
     private(set) var trafficSeconds: [Double]
     /// Moving seconds of each edge's used portion (see the type's comment).
     private(set) var roadSeconds: [Double]
+    /// The feed's share of each edge's traffic seconds (its weight × its travel time, waits included).
+    private(set) var feedSeconds: [Double]
     /// The junction delay at the end of each edge by what covers it (`JunctionDelay`).
     let junctions: [JunctionDelay]
     /// The junction delay charged at the end of edge i under the current traffic.
@@ -174,6 +190,9 @@ struct LegTimeModel {
     private(set) var suffixTraffic: [Double]
     /// Σ_{j ≥ i} of the delay part (charged junction + the feed's excess over moving).
     private(set) var suffixDelay: [Double]
+    /// Σ_{j ≥ i} of the charged junction seconds alone, and of `feedSeconds`.
+    private(set) var suffixJunction: [Double]
+    private(set) var suffixFeed: [Double]
     /// Σ_{j ≥ i} free flow with every junction delay: the time with no traffic known, for the delay category.
     private(set) var suffixNoTraffic: [Double]
     /// Number of edges at or after i that live traffic covers.
@@ -204,10 +223,13 @@ struct LegTimeModel {
         freeFlowSeconds = free
         trafficSeconds = free
         roadSeconds = free
+        feedSeconds = Array(repeating: 0, count: free.count)
         self.junctions = junctions.delays(along: edges, portionsMeters: portions, graph: graph, mode: mode)
         chargedJunctionSeconds = self.junctions.map(\.seconds)
         suffixTraffic = []
         suffixDelay = []
+        suffixJunction = []
+        suffixFeed = []
         suffixNoTraffic = []
         suffixCovered = []
         rebuildSuffixes(covered: Array(repeating: false, count: edges.count))
@@ -234,10 +256,12 @@ struct LegTimeModel {
             // A feed faster than the cruise speed is moving faster; slower, it is waiting (delay, see above).
             roadSeconds[i] = free * (s.freeFlow + s.feed * min(1, t.feedSlowdown) + s.own * t.ownSlowdown)
             trafficSeconds[i] = roadSeconds[i] + free * s.feed * max(0, t.feedSlowdown - 1)
-            // Nothing at the junction for the feed's share: its speed holds the signal, the queue and the turn
-            // (SUMO: charging three quarters of the turn delays on top made the Liechtenstein legs 10 % too long).
+            feedSeconds[i] = free * s.feed * t.feedSlowdown
+            // For the feed's share only the turn (`JunctionDelay.underFeedSeconds`): its speed holds the signal's
+            // wait and the queue.
             let j = junctions[i]
-            chargedJunctionSeconds[i] = s.freeFlow * j.seconds + s.own * j.underOwnSpeedSeconds
+            chargedJunctionSeconds[i] =
+                s.freeFlow * j.seconds + s.feed * j.underFeedSeconds + s.own * j.underOwnSpeedSeconds
             covered.append(t.covered && portionsMeters[i] >= 1)
         }
         rebuildSuffixes(covered: covered)
@@ -247,6 +271,8 @@ struct LegTimeModel {
         let n = freeFlowSeconds.count
         suffixTraffic = Array(repeating: 0, count: n + 1)
         suffixDelay = Array(repeating: 0, count: n + 1)
+        suffixJunction = Array(repeating: 0, count: n + 1)
+        suffixFeed = Array(repeating: 0, count: n + 1)
         suffixNoTraffic = Array(repeating: 0, count: n + 1)
         suffixCovered = Array(repeating: 0, count: n + 1)
         var i = n - 1
@@ -254,10 +280,13 @@ struct LegTimeModel {
             if !covered[i] {  // nothing live covers it (an observation may have aged out): no traffic
                 roadSeconds[i] = freeFlowSeconds[i]
                 trafficSeconds[i] = freeFlowSeconds[i]
+                feedSeconds[i] = 0
                 chargedJunctionSeconds[i] = junctions[i].seconds
             }
             suffixTraffic[i] = suffixTraffic[i + 1] + trafficSeconds[i] + chargedJunctionSeconds[i]
             suffixDelay[i] = suffixDelay[i + 1] + (trafficSeconds[i] - roadSeconds[i]) + chargedJunctionSeconds[i]
+            suffixJunction[i] = suffixJunction[i + 1] + chargedJunctionSeconds[i]
+            suffixFeed[i] = suffixFeed[i + 1] + feedSeconds[i]
             suffixNoTraffic[i] = suffixNoTraffic[i + 1] + freeFlowSeconds[i] + junctions[i].seconds
             suffixCovered[i] = suffixCovered[i + 1] + (covered[i] ? 1 : 0)
             i -= 1
@@ -296,6 +325,16 @@ struct LegTimeModel {
         let i = route.edgeIndex(atDistance: d)
         let f = portionsMeters[i] > 0 ? max(0, route.edgeEndMeters(i) - d) / portionsMeters[i] : 0
         return chargedJunctionSeconds[i] + (trafficSeconds[i] - roadSeconds[i]) * f + suffixDelay[i + 1]
+    }
+
+    /// The feed's share of the model's remaining time and the junction delays charged ahead (without the feed's
+    /// excess), from `distance`, seconds: the parts `NavigatorCore` scales with the whole pace and the stop pace.
+    func remainingFeedAndJunctionSeconds(atDistance distance: Double) -> (feed: Double, junction: Double) {
+        guard !portionsMeters.isEmpty else { return (0, 0) }
+        let d = min(max(0, distance), route.lengthMeters)
+        let i = route.edgeIndex(atDistance: d)
+        let f = portionsMeters[i] > 0 ? max(0, route.edgeEndMeters(i) - d) / portionsMeters[i] : 0
+        return (feedSeconds[i] * f + suffixFeed[i + 1], chargedJunctionSeconds[i] + suffixJunction[i + 1])
     }
 
     /// (traffic-aware, no-traffic) seconds of the rest of the leg, both with their junction delays, and whether

@@ -229,6 +229,18 @@ public struct NavigatorConfiguration: Sendable, Hashable {
     /// signals met). Default true: on 120 simulated trips per map it lowered the mid-trip median error in 7 of 8
     /// runs (BENCHMARKS.md, "Navigation"); false scales the whole remaining time by one pace.
     public var paceSplitsStops = true
+    /// With `paceSplitsStops`, the part of the remaining time a traffic feed gives (its travel times, waits
+    /// included) scales with the trip's whole pace (elapsed ÷ model time of the progress made), not the split one.
+    /// Default true. Why: the split pace compares the moving time with the cruise time, so a vehicle driving as
+    /// slowly as the feed says shows a moving pace above 1 — which scaled the cruise part of the remaining time up
+    /// while the feed's excess over cruise was added on top: the same slowness counted twice. On the SUMO drives
+    /// with a feed from the same simulation that made the mid-leg remaining time +10 to +13 % (signed median) on
+    /// free-flowing Kouvola and Liechtenstein (BENCHMARKS.md "Remaining time when traffic is known").
+    public var paceUnsplitUnderFeed = true
+    /// The whole pace that scales the feed's part is trusted with weight m ÷ (m + this) after m model seconds of
+    /// progress. Default 300 s, slower than `paceHalfWeightSeconds`: a feed already says how fast today's traffic
+    /// goes on each way, so the trip's own pace corrects less (the driver, the junctions the feed leaves out).
+    public var feedPaceHalfWeightSeconds: Double = 300
     /// Default 200 s (some 10 signalised junctions of the model before the trip's own stop rate counts half). The
     /// same city's signals cost 106 s of waiting per SUMO trip with fixed-time programs and 11 s with actuated
     /// ones (Helsinki): no fixed delay fits both, the trip's own stops must tell. 600 s left the actuated drives'

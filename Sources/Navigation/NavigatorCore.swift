@@ -1083,8 +1083,17 @@ public final class NavigatorCore {
             ownSpeedWeight: configuration.ownSpeedWeight,
             ownSpeedFloor: configuration.ownSpeedFloorFraction)
         guard configuration.paceSplitsStops else { return (seconds * paceFactor, meters) }
-        let junction = min(seconds, p.time.remainingDelaySeconds(atDistance: along))
-        return ((seconds - junction) * roadPaceFactor + junction * stopPaceFactor, meters)
+        guard configuration.paceUnsplitUnderFeed else {
+            let junction = min(seconds, p.time.remainingDelaySeconds(atDistance: along))
+            return ((seconds - junction) * roadPaceFactor + junction * stopPaceFactor, meters)
+        }
+        let parts = p.time.remainingFeedAndJunctionSeconds(atDistance: along)
+        let feed = min(seconds, parts.feed)
+        let junction = min(seconds - feed, parts.junction)
+        let road = seconds - feed - junction
+        let feedPace = shrunkRatio(
+            pace.elapsedSeconds, pace.modelSeconds, halfWeight: configuration.feedPaceHalfWeightSeconds)
+        return (feed * feedPace + road * roadPaceFactor + junction * stopPaceFactor, meters)
     }
 
     /// Moving time ÷ the model's road time for the progress made (the driver's and the traffic's speed), weighted as

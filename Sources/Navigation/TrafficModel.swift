@@ -29,11 +29,19 @@ public struct TrafficModelConfiguration: Sendable, Hashable {
     /// traffic known (cruise speed and every junction delay). Default 1: on the SUMO drives 0.6 and 0.4 made the
     /// mid-leg remaining time no better (BENCHMARKS.md "Remaining time when traffic is known").
     public var feedObservationWeight: Double = 1
-    /// The feed's observations of one way are averaged (as time per metre) with weights exp(-age / this), the
-    /// newest weighing 1; 0 keeps only the newest. Default 300 s. Why: a feed published every minute from what
-    /// vehicles did in that minute says whether the way's signal was red for them; the vehicle that gets there in
-    /// a few minutes meets another phase. Averaging the last few minutes estimates the way's typical time instead.
+    /// The feed's observations of one way are averaged with weights exp(-age / this), the newest weighing 1; 0
+    /// keeps only the newest. Default 300 s. Why: a feed published every minute from what vehicles did in that
+    /// minute says whether the way's signal was red for them; the vehicle that gets there in a few minutes meets
+    /// another phase. Averaging the last few minutes estimates the way's typical time instead.
     public var feedAveragingSeconds: Double = 300
+    /// Average the feed's speeds of one way geometrically (the mean of log time per metre) rather than as time per
+    /// metre. Default true. Why: a feed gives no vehicle counts, so one minute in which the way's only vehicle
+    /// stood at its red light (3 km/h) outweighs four free-flowing minutes in a time-per-metre mean (its time is
+    /// 10× theirs); the geometric mean lets no single minute dominate. On the SUMO drives the time-per-metre mean
+    /// of the last minutes predicted the probes' time on their remaining ways +2 to +20 % long (Baltimore), the
+    /// newest minute alone −0.4 to +0.5 % (`Benchmarks/sumo/feed_bias.py`); the geometric mean keeps the
+    /// averaging's smoothing without that bias (BENCHMARKS.md "Remaining time when traffic is known").
+    public var feedAveragesGeometrically = true
     /// A feed speed below this counts as this, km/h, in the average. Default 3: a minute in which the only vehicle on
     /// a way stood at its red light says ~0 km/h, which as time per metre would outweigh every other minute.
     public var feedMinimumSpeedKph: Double = 3
@@ -79,8 +87,9 @@ public struct WayTraffic: Sendable, Hashable {
 /// flow feeds give); the vehicle's own is its moving speed on the way, standing excluded.
 public struct TrafficModel: Sendable {
     public var configuration: TrafficModelConfiguration
-    /// Per way: Σ w × (hours per km) and Σ w of the feed's observations, weights as of `referenceTime`
-    /// (exp(-(referenceTime − observedAt) / `feedAveragingSeconds`)), and the newest observation's time.
+    /// Per way: Σ w × (hours per km, or its logarithm with `feedAveragesGeometrically`) and Σ w of the feed's
+    /// observations, weights as of `referenceTime` (exp(-(referenceTime − observedAt) / `feedAveragingSeconds`)),
+    /// and the newest observation's time.
     private struct FeedAverage: Sendable {
         var weightedPace: Double
         var weight: Double
@@ -104,7 +113,8 @@ public struct TrafficModel: Sendable {
         var changed = false
         let averaging = configuration.feedAveragingSeconds
         for o in observations where o.speedKph > 0 && o.speedKph.isFinite {
-            let pace = 1 / max(o.speedKph, configuration.feedMinimumSpeedKph, 1e-3)
+            let hoursPerKm = 1 / max(o.speedKph, configuration.feedMinimumSpeedKph, 1e-3)
+            let pace = configuration.feedAveragesGeometrically ? log(hoursPerKm) : hoursPerKm
             guard var a = feed[o.osmWayID], averaging > 0 else {
                 if let old = feed[o.osmWayID], old.newest >= o.observedAt { continue }  // newest only
                 feed[o.osmWayID] = FeedAverage(weightedPace: pace, weight: 1, referenceTime: o.observedAt, newest: o.observedAt)
@@ -159,8 +169,9 @@ public struct TrafficModel: Sendable {
             let w = weight(observedAt: a.newest, at: time) * configuration.feedObservationWeight
             if w > 0 {
                 out.feedWeight = w
-                out.feedSlowdown = max(
-                    1 / configuration.feedMaximumSpeedOverCruise, freeFlowKph * a.weightedPace / a.weight)
+                let mean = a.weightedPace / a.weight
+                let hoursPerKm = configuration.feedAveragesGeometrically ? exp(mean) : mean
+                out.feedSlowdown = max(1 / configuration.feedMaximumSpeedOverCruise, freeFlowKph * hoursPerKm)
             }
         }
         if let o = own[wayID] {

@@ -132,7 +132,7 @@ import Testing
         #expect(abs(try #require(slow.currentRouteLeg).durationSeconds - (free + 200 / (50 / 3.6))) < 0.01)
         // The delay category compares with the time without traffic, its signal wait included: 46.8 s against
         // 53.4 s is light (road times alone, 46.8 s against 32.4 s, would have said heavy). 5 km/h a second later
-        // (averaged with the 25 km/h: 8.3 km/h, 105 s) is heavy.
+        // (averaged geometrically with the 25 km/h: 11.2 km/h, 64 s on B–C) is heavy.
         #expect(slow.delayCategoryToNextDestination == .light)
         _ = slow.updateTraffic(
             [TrafficObservation(osmWayID: 2, speedKph: 5, observedAt: t0.addingTimeInterval(1))],
@@ -142,20 +142,49 @@ import Testing
         let (other, _) = start(roads, to: "D")
         _ = other.updateTraffic([TrafficObservation(osmWayID: 3, speedKph: 50, observedAt: t0)], at: t0)
         #expect(abs(try #require(other.currentRouteLeg).durationSeconds - (free + 18 + 3)) < 0.01)
+        // Charging the turns under a feed (the time inside the junction, which a simulator's edge speeds leave
+        // out) adds the right turn's 3 s at C, never the signal's wait: that is the queue on B–C.
+        var turns = NavigatorConfiguration()
+        turns.junctions.turnDelayShareUnderFeed = 1
+        let (charged, _) = start(roads, to: "D", configuration: turns)
+        _ = charged.updateTraffic(
+            [1, 2].map { TrafficObservation(osmWayID: $0, speedKph: 50, observedAt: t0) }, at: t0)
+        #expect(abs(try #require(charged.currentRouteLeg).durationSeconds - (free + 3)) < 0.01)
     }
 
-    @Test func aWaysFeedObservationsAreAveragedAsTimePerMetre() {
-        // 50 then 10 km/h a minute later: weights exp(-60/300) and 1 on 1/50 and 1/10 h/km → 15.6 km/h, 3.2 × the
-        // time at 50 km/h. The control keeps the newest only (5 ×).
+    @Test func aWaysFeedObservationsAreAveragedGeometrically() {
+        // 50 then 10 km/h a minute later: weights exp(-60/300) and 1 on log(1/50) and log(1/10) h/km → 16.1 km/h,
+        // 3.1 × the time at 50 km/h. Controls: the time-per-metre mean (15.6 km/h, 3.2 ×), the newest only (5 ×).
         let first = TrafficObservation(osmWayID: 7, speedKph: 50, observedAt: t0)
         let second = TrafficObservation(osmWayID: 7, speedKph: 10, observedAt: t0.addingTimeInterval(60))
         var averaged = TrafficModel()
         averaged.update([first])
         averaged.update([second])
         let w = exp(-60.0 / 300)
-        let expected = 50 * (w / 50 + 1 / 10) / (w + 1)
+        let expected = 50 * exp((w * log(1.0 / 50) + log(1.0 / 10)) / (w + 1))
         let at = t0.addingTimeInterval(60)
         #expect(abs(averaged.wayTraffic(wayID: 7, freeFlowKph: 50, at: at).feedSlowdown - expected) < 1e-9)
+        var timePerMetreConfiguration = TrafficModelConfiguration()
+        timePerMetreConfiguration.feedAveragesGeometrically = false
+        var timePerMetre = TrafficModel(configuration: timePerMetreConfiguration)
+        timePerMetre.update([first])
+        timePerMetre.update([second])
+        let arithmetic = 50 * (w / 50 + 1 / 10) / (w + 1)
+        #expect(abs(timePerMetre.wayTraffic(wayID: 7, freeFlowKph: 50, at: at).feedSlowdown - arithmetic) < 1e-9)
+        // One minute in which the way's only vehicle stood at its light (3 km/h) among four free-flowing ones
+        // (50 km/h): the time-per-metre mean says 4.0 × the free-flow time, the geometric mean 1.7 ×.
+        var quiet = TrafficModel()
+        var quietTimePerMetre = TrafficModel(configuration: timePerMetreConfiguration)
+        for (k, kph) in [50.0, 50, 3, 50, 50].enumerated() {
+            let o = TrafficObservation(osmWayID: 11, speedKph: kph, observedAt: t0.addingTimeInterval(60 * Double(k)))
+            quiet.update([o])
+            quietTimePerMetre.update([o])
+        }
+        let late = t0.addingTimeInterval(240)
+        let geometricSlowdown = quiet.wayTraffic(wayID: 11, freeFlowKph: 50, at: late).feedSlowdown
+        let timePerMetreSlowdown = quietTimePerMetre.wayTraffic(wayID: 11, freeFlowKph: 50, at: late).feedSlowdown
+        #expect(geometricSlowdown > 1.5 && geometricSlowdown < 2, "\(geometricSlowdown)")
+        #expect(timePerMetreSlowdown > 3, "\(timePerMetreSlowdown)")
         // In the other order (the older one received last) the same.
         var reversed = TrafficModel()
         reversed.update([second])
@@ -211,6 +240,34 @@ import Testing
         #expect(abs(paced / model - (1 + w * 0.8)) < 0.01, "paced \(paced) s, model \(model) s")
         // … and closer to the 200 s the vehicle will really take.
         #expect(abs(paced - 200) < abs(model - 200))
+    }
+
+    @Test func aVehicleAsSlowAsTheFeedIsNotCountedSlowTwice() throws {
+        // 2 km whose limit is 50 km/h, a feed saying 25 km/h, and a vehicle doing 25 km/h: half-way, 144 s are
+        // left (the control says 157 s). The split pace reads the vehicle as slow against the cruise speed and scales the cruise part up
+        // while the feed's excess over cruise comes on top (the control); the whole pace against the feed's time
+        // sees the vehicle on schedule. Without a feed the two agree.
+        let roads = try DrawnRoads(
+            "A---------C---------D---------E---------F---------B", gridMeters: 40, ways: [.init("ACDEFB")])
+        func halfway(unsplitUnderFeed: Bool, feed: Bool) throws -> Double {
+            var configuration = NavigatorConfiguration()
+            configuration.paceUnsplitUnderFeed = unsplitUnderFeed
+            let nav = roads.navigator(configuration: configuration)
+            _ = nav.process(RawFix(coordinate: roads["A"], timestamp: t0, speedMetersPerSecond: 0))
+            _ = nav.setDestinations([NavigationWaypoint(coordinate: roads["B"])], at: t0)
+            if feed { _ = nav.updateTraffic([TrafficObservation(osmWayID: 1, speedKph: 25, observedAt: t0)], at: t0) }
+            let fixes = drive(roads.path("AB"), speed: 25 / 3.6, from: t0.addingTimeInterval(1))
+            _ = nav.process(fixes.filter { Geodesy.distanceMeters($0.coordinate, roads["A"]) <= 1000 + 1e-6 })
+            return nav.timeToNextDestination
+        }
+        let truth = 1000 / (25 / 3.6)
+        let unsplit = try halfway(unsplitUnderFeed: true, feed: true)
+        let split = try halfway(unsplitUnderFeed: false, feed: true)
+        #expect(abs(unsplit - truth) < 0.05 * truth, "unsplit \(unsplit) s")
+        #expect(split > 1.05 * truth, "split \(split) s")
+        #expect(abs(unsplit - truth) < 0.5 * abs(split - truth), "unsplit \(unsplit) s, split \(split) s")
+        let withoutFeed = try halfway(unsplitUnderFeed: true, feed: false)
+        #expect(abs(withoutFeed - (try halfway(unsplitUnderFeed: false, feed: false))) < 1e-9)
     }
 
     @Test func aLongStopAtOneSignalIsNotTakenForASlowRoad() throws {
