@@ -150,6 +150,12 @@ public struct RouterConfiguration: Sendable, Hashable {
     /// σ farther (`MapMatchingConfiguration.closedRoadPenalty`). `.infinity` disables (closed roads are never
     /// used). Walking and cycling are never affected.
     public var closedRoadSnapMarginMeters: Double = 10
+    /// Whether a destination on a pedestrian street (`highway=pedestrian`) ends its leg there, as on other closed
+    /// roads. Default false: the leg ends on the nearest open road, where a car driver stops, at the edge of the
+    /// pedestrian zone; ending inside it, a car parked at the edge would never arrive. A vehicle the matcher puts
+    /// on a pedestrian street (a delivery van in the zone) is still routed from there (the origin is not affected).
+    /// Traffic simulators do not drive cars on pedestrian streets, but do ignore motor_vehicle=no and farm-road tags.
+    public var closedRoadDestinationsOnPedestrianStreets = false
     /// The same margin for the origin, metres. The navigator routes from the vehicle's matched position, which lies
     /// on the road the matcher chose: on a closed road only when the fix fits it better than every open road (by
     /// `MapMatchingConfiguration.closedRoadPenalty`), although an open road may then pass a few metres from the

@@ -282,6 +282,8 @@ public final class Router {
         let snaps = graph.nearestEdges(to: waypoint.coordinate, openToAnyOf: .all, radiusMeters: radius,
                                        limit: max(configuration.snapCandidateLimit, 32))
             .filter { closed.isClosed($0.edge) }
+            .filter { !arriving || configuration.closedRoadDestinationsOnPedestrianStreets
+                || graph.highwayClass(of: $0.edge) != .pedestrian }
         guard let nearest = snaps.first else { return [] }
         func directions(_ snap: EdgeSnap) -> [PathEndpoint] {
             let forward = endpoint(snap)

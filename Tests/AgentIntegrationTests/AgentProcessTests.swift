@@ -98,14 +98,14 @@ import TestKit
         #expect(await watcher.waitUntil(timeoutSeconds: 10) { $0.contains { $0.payload.contains("\"online\"") } })
         let stoppedAt = Date()
         kill(agent.processIdentifier, SIGSTOP)
-        let sawWill = await watcher.waitUntil(timeoutSeconds: keepalive * 1.5 + 8) { messages in
+        // The will must come because of the 5 s keepalive (the default is 30 s: 45 s and more). Mosquitto 2.0
+        // checks keepalives on a coarse timer (a frozen `mosquitto_sub -k 5` got its will 9.6 s after SIGSTOP on
+        // an idle machine, 12.9 s under load): allow that slack, not the default's 45 s.
+        let sawWill = await watcher.waitUntil(timeoutSeconds: keepalive * 1.5 + 12) { messages in
             messages.contains { $0.payload.contains("\"connectionLost\"") }
         }
         let elapsed = Date().timeIntervalSince(stoppedAt)
-        #expect(sawWill)
-        // Mosquitto 2.0 checks keepalives on a coarse timer: a frozen `mosquitto_sub -k 5` got its will
-        // 9.6 s after SIGSTOP on our machines. Allow the broker that much slack past 1.5 × keepalive.
-        #expect(elapsed <= keepalive * 1.5 + 5, "the will came \(elapsed) s after the agent fell silent")
+        #expect(sawWill, "no will \(elapsed) s after the agent fell silent")
     }
 
     @Test func sigtermPublishesOfflineItselfAndExitsZero() async throws {

@@ -102,6 +102,25 @@ private let closedRoadsOff: RouterConfiguration = {
         #expect(!without.osmWayIDs.contains(f.lane))
     }
 
+    @Test func aDestinationOnAPedestrianStreetIsReachedOnTheNearestOpenRoad() throws {
+        let f = try ClosedRoadFixture(lane: ["highway": "pedestrian"])
+        let destination = f.fixture.map.point("D", "E", fraction: 0.5)  // 90 m into the zone, 30 m from E–F
+        let leg = try f.leg(from: f.fixture.map.point("A", "B", fraction: 0.5), to: destination)
+        #expect(leg.osmWayIDs.last == f.fixture.wayID("FE"))
+        #expect(!leg.osmWayIDs.contains(f.lane))
+
+        // Control: with pedestrian streets allowed as destinations the leg goes into the zone to the waypoint.
+        var allowed = RouterConfiguration()
+        allowed.closedRoadDestinationsOnPedestrianStreets = true
+        let inside = try f.leg(from: f.fixture.map.point("A", "B", fraction: 0.5), to: destination,
+                               configuration: allowed)
+        #expect(f.isLaneEdge(inside.end.edge))
+        #expect(Geodesy.distanceMeters(inside.end.point, destination) < 1)
+        // A vehicle in the zone still leaves from where it is.
+        let out = try f.leg(from: destination, to: f.fixture.map.point("C", "F", fraction: 0.5))
+        #expect(f.isLaneEdge(out.start.edge))
+    }
+
     @Test func aStartOnAClosedRoadLeavesByItsNearestOpenEnd() throws {
         let f = try ClosedRoadFixture()
         // 30 m up the lane from E, 90 m from B, to the middle of C–F: out at E (30 m of lane, then 200 + 60 m of the
