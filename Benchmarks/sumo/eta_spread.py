@@ -27,7 +27,7 @@ import json
 import os
 import statistics
 
-from evaluate import load_jsonl, STANDING_METERS_PER_SECOND
+from evaluate import arrival_times, load_jsonl, STANDING_METERS_PER_SECOND
 
 
 def med(v):
@@ -54,8 +54,7 @@ def legs_of(trace_dir):
     times = [s["timestamp"] for s in truth]
     out = []
     leg_start = raw[0]["timestamp"]
-    for wp in waypoints:
-        t_end = EPOCH_SECONDS + wp["t"]
+    for wp, t_end in zip(waypoints, arrival_times(truth, waypoints, EPOCH_SECONDS)):
         t_mid = leg_start + 0.5 * (t_end - leg_start)
         i0 = bisect.bisect_left(times, leg_start)
         im = bisect.bisect_left(times, t_mid)
