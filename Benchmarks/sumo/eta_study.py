@@ -23,7 +23,7 @@ import statistics
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
 
-from evaluate import iso_seconds, load_jsonl
+from evaluate import arrival_times, iso_seconds, load_jsonl
 from traces import EPOCH_SECONDS
 
 
@@ -50,8 +50,7 @@ def study_trip(edgenav, graph, d, interval, epoch, points, traffic=None):
     first = next((r for r in routes if r["reason"] == "destinationsSet"), None)
     out = []
     leg_start = fix_times[0]
-    for k, wp in enumerate(waypoints):
-        t_arrive = epoch + wp["t"]
+    for k, t_arrive in enumerate(arrival_times(truth, waypoints, epoch)):
         legs = first["legs"] if first and first.get("legs") else []
         on_leg = [s for s in truth if leg_start <= s["timestamp"] < t_arrive]
         standing = sum(1 for s in on_leg if s["speed"] < 0.5)  # 1 s samples

@@ -38,6 +38,20 @@ def load_jsonl(path):
         return [json.loads(l) for l in f if l.strip()]
 
 
+def arrival_times(truth, waypoints, epoch):
+    """When the vehicle reached each waypoint, epoch seconds. A waypoint's `t` is when the truth passes it, except
+    that the last one is the trace's end: a probe that stops at its destination (bench-sumo `--stops`) stands there
+    until the end, and that stand comes after the arrival. So the last waypoint's arrival is the first sample of the
+    trace's closing run of standing samples (none on drive-through runs, whose last sample moves)."""
+    times = [epoch + wp["t"] for wp in waypoints]
+    if times and truth and truth[-1]["speed"] < STANDING_METERS_PER_SECOND:
+        i = len(truth) - 1
+        while i > 0 and truth[i - 1]["speed"] < STANDING_METERS_PER_SECOND:
+            i -= 1
+        times[-1] = min(times[-1], truth[i]["timestamp"])
+    return times
+
+
 def iso_seconds(text):
     return datetime.datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
 
@@ -234,11 +248,12 @@ def evaluate_trip(probe, events, truth, fixes, waypoints, interval, track1s):
     trip["leftRoute"] = None
     if first and first["routeStatus"] == "ok":
         # Planned leg durations against the time SUMO's vehicle took (from the first fix, then waypoint to waypoint).
-        starts = [truth[0]["timestamp"]] + [EPOCH + wp["t"] for wp in waypoints[:-1]]
+        arrive = arrival_times(track1s, waypoints, EPOCH)
+        starts = [truth[0]["timestamp"]] + arrive[:-1]
         trip["legTimes"] = [{"plannedSeconds": leg["durationSeconds"], "plannedMeters": leg["distanceMeters"],
-                             "actualSeconds": EPOCH + wp["t"] - start, "actualMeters": wp["odometer"] - odo}
-                            for leg, wp, start, odo in zip(first["legs"], waypoints, starts,
-                                                           [0.0] + [w["odometer"] for w in waypoints[:-1]])]
+                             "actualSeconds": end - start, "actualMeters": wp["odometer"] - odo}
+                            for leg, wp, start, end, odo in zip(first["legs"], waypoints, starts, arrive,
+                                                                [0.0] + [w["odometer"] for w in waypoints[:-1]])]
         polyline = []
         for leg in first["legs"]:
             polyline.extend(decode_polyline6(leg["polyline6"]))
@@ -258,8 +273,7 @@ def evaluate_trip(probe, events, truth, fixes, waypoints, interval, track1s):
     eta_times = [iso_seconds(e["timestamp"]) for e in etas]
     trip["eta"] = []
     leg_start = fix_times[0]
-    for k, wp in enumerate(waypoints):
-        t_arrive = EPOCH + wp["t"]
+    for k, t_arrive in enumerate(arrival_times(track1s, waypoints, EPOCH)):
         half = (leg_start + t_arrive) / 2
         i = bisect.bisect_right(fix_times, half) - 1
         entry = None
