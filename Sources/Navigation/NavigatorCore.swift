@@ -908,10 +908,11 @@ public final class NavigatorCore {
             * (sincePrevious ?? 0)
         let movingLimit = min(
             1.5 * configuration.arrivalPassingEstimateMeters, max(configuration.arrivalPassingEstimateMeters, step / 2))
-        // At sparse fixes a fix that itself is at the waypoint (matched and raw, along the leg and in a straight line)
-        // may have the estimate trail by more (see `arrivalAgreeingEstimateMeters`).
+        // At sparse fixes a moving vehicle's fix that itself is at the waypoint (matched and raw, along the leg and in
+        // a straight line) may have the estimate trail by more (see `arrivalAgreeingEstimateMeters`). A standing one
+        // has the standing rule, which averages its fixes.
         let fixAtWaypoint =
-            (interval ?? 0) >= configuration.sparseFixSeconds
+            (interval ?? 0) >= configuration.sparseFixSeconds && !slow
             && snapped.routeMatch.map { length - $0.distanceAlongLegMeters <= configuration.arrivalRadiusMeters }
                 ?? false
             && snapped.rawRouteMatch.map {

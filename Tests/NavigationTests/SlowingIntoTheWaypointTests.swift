@@ -17,7 +17,7 @@ import Testing
     /// estimate's metres to go before the last fix.
     private func run(
         _ configuration: NavigatorConfiguration, lastShortMeters: Double = 9,
-        lastNorthMeters: Double = 3
+        lastNorthMeters: Double = 3, lastSpeed: Double = 4.1, beforeLastShortMeters: Double = 55
     ) throws -> (arrivals: [Double], toGoBeforeLast: Double) {
         let roads = try DrawnRoads("A-------B", gridMeters: 50, ways: [.init("AB")])
         let nav = roads.navigator(configuration: configuration)
@@ -27,8 +27,8 @@ import Testing
         let length = PolylineGeometry.lengthMeters(path)
         // (measured metres short of B, metres north of the road, speed m/s)
         let readings: [(Double, Double, Double)] = [
-            (300, 2, 15.6), (222, -3, 15.6), (160, 1, 11.5), (95, -2, 9.8), (55, 2, 5.2),
-            (lastShortMeters, lastNorthMeters, 4.1),
+            (300, 2, 15.6), (222, -3, 15.6), (160, 1, 11.5), (95, -2, 9.8), (beforeLastShortMeters, 2, 5.2),
+            (lastShortMeters, lastNorthMeters, lastSpeed),
         ]
         var arrivals: [Double] = []
         var toGoBeforeLast = Double.nan
@@ -64,6 +64,13 @@ import Testing
     /// 9 m short, but the raw fix is outside the arrival radius) still waits for the estimate.
     @Test func aFixBesideTheRoadDoesNotWiden() throws {
         let result = try run(NavigatorConfiguration(), lastNorthMeters: 20)
+        #expect(result.arrivals.isEmpty)
+    }
+
+    /// Nor does a standing vehicle's single fix (1 m/s; the fix before last read 45 m short, so the estimate trails
+    /// by less than 30 m and a moving fix would widen): standing, the standing rule averages its fixes first.
+    @Test func aStandingFixDoesNotWiden() throws {
+        let result = try run(NavigatorConfiguration(), lastSpeed: 1, beforeLastShortMeters: 45)
         #expect(result.arrivals.isEmpty)
     }
 }
