@@ -906,8 +906,21 @@ public final class NavigatorCore {
         // between `arrivalPassingEstimateMeters` and 1.5 times it.
         let step = (snapped.fix.speedMetersPerSecond ?? ownSpeed ?? 0)
             * (sincePrevious ?? 0)
-        let estimateLimit = min(
+        let stepLimit = min(
             1.5 * configuration.arrivalPassingEstimateMeters, max(configuration.arrivalPassingEstimateMeters, step / 2))
+        // At sparse fixes a moving vehicle's fix that itself is at the waypoint (matched and raw, along the leg and in
+        // a straight line) may have the estimate trail by more (see `arrivalAgreeingEstimateMeters`). A standing one
+        // has the standing rule, which averages its fixes.
+        let fixAtWaypoint =
+            (interval ?? 0) >= configuration.sparseFixSeconds && !slow
+            && snapped.routeMatch.map { length - $0.distanceAlongLegMeters <= configuration.arrivalRadiusMeters }
+                ?? false
+            && snapped.rawRouteMatch.map {
+                length - $0.distanceAlongLegMeters <= configuration.arrivalRadiusMeters
+                    && $0.distanceFromRouteMeters <= configuration.arrivalRadiusMeters
+            } ?? false
+            && straightLine(snapped.fix.coordinate) <= configuration.arrivalRadiusMeters
+        let estimateLimit = fixAtWaypoint ? max(stepLimit, configuration.arrivalAgreeingEstimateMeters) : stepLimit
         let passingClose = plausible
             && length - max(p.along, predictedAlong(p, at: time, fixSpeed: snapped.fix.speedMetersPerSecond))
                 <= estimateLimit

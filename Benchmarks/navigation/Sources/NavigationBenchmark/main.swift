@@ -62,7 +62,7 @@ func pct(_ x: Double) -> String { String(format: "%.1f%%", x * 100) }
 /// Off-route experiments: NAV_DIV_THRESHOLD, NAV_DIV_REFERENCE, NAV_DIV_STEP, NAV_DIV_LOG_ODDS, NAV_DIV_COURSE,
 /// NAV_DIV_COURSE_STEP, NAV_DIV_COURSE_SPAN, NAV_VETO_LOG_ODDS override the
 /// divergence rule's defaults (0 threshold = off); NAV_DECISIVE_LOG_ODDS, NAV_HOLD_LOG_ODDS the matcher's off-route
-/// thresholds; NAV_STANDING_PROGRESS, NAV_COASTING_SECONDS the arrival checks (0 = off); NAV_BRANCH_DECISION (0 = off), NAV_BRANCH_LANE,
+/// thresholds; NAV_STANDING_PROGRESS, NAV_COASTING_SECONDS, NAV_AGREEING_ESTIMATE the arrival checks (0 = off); NAV_BRANCH_DECISION (0 = off), NAV_BRANCH_LANE,
 /// NAV_BRANCH_COURSE_SIGMA, NAV_BRANCH_STEP, NAV_BRANCH_COURSE_STEP, NAV_BRANCH_SPAN, NAV_BRANCH_PAST (0 = off) the junction branch
 /// test's.
 func applyOffRouteOverrides(_ c: inout NavigatorConfiguration) {
@@ -88,6 +88,7 @@ func applyOffRouteOverrides(_ c: inout NavigatorConfiguration) {
     if let v = env["NAV_HOLD_LOG_ODDS"].flatMap(Double.init) { c.offRouteHoldLogOdds = v }
     if let v = env["NAV_STANDING_PROGRESS"].flatMap(Double.init) { c.arrivalStandingProgressMeters = v }
     if let v = env["NAV_COASTING_SECONDS"].flatMap(Double.init) { c.arrivalCoastingMaximumSeconds = v }
+    if let v = env["NAV_AGREEING_ESTIMATE"].flatMap(Double.init) { c.arrivalAgreeingEstimateMeters = v }
 }
 
 /// NAV_BENCH_LANE_METERS: every fix that far right of the true course (a vehicle in a lane off the centre line).
