@@ -8,7 +8,10 @@ import Testing
 @testable import Agent
 
 /// A straight two-way street drawn west to east: A (start), B (first stop, 300 m), C (second stop, 600 m).
-private let street = try! StreetFixture()
+/// A new fixture at every use: a `NavigationMap`'s router and search scratch may be used by one thread at a time
+/// (the agent's state lock), and Swift Testing runs these tests in parallel (a shared map crashed in
+/// `Router.costTable` once, two sessions routing at the same time).
+private var street: StreetFixture { try! StreetFixture() }
 
 struct StreetFixture {
     let map: NavigationMap
@@ -289,14 +292,15 @@ private func feed(_ session: VehicleSession, _ fixes: [RawFix]) -> [OutboundMess
     }
 
     @Test func tooManyWaypointsAndUnknownPlacesGiveRouteStatuses() throws {
-        let session = VehicleSession(vehicleID: "v", map: street.map, now: t0)
-        _ = feed(session, [RawFix(coordinate: street.a, timestamp: t0)])
-        let many = (0..<26).map { _ in #"{"lat":\#(street.c.latitude),"lon":\#(street.c.longitude)}"# }.joined(separator: ",")
+        let fixture = street  // one map: the place below is set on the session's own map
+        let session = VehicleSession(vehicleID: "v", map: fixture.map, now: t0)
+        _ = feed(session, [RawFix(coordinate: fixture.a, timestamp: t0)])
+        let many = (0..<26).map { _ in #"{"lat":\#(fixture.c.latitude),"lon":\#(fixture.c.longitude)}"# }.joined(separator: ",")
         let tooMany = session.receiveDestinations(bytes(#"{"assignmentId":"m","waypoints":[\#(many)]}"#), now: t0)
         #expect(json(tooMany.first { $0.topic == .route }!)["routeStatus"] as? String == "waypointError")
         let unknown = session.receiveDestinations(bytes(#"{"assignmentId":"p","waypoints":[{"placeId":"nowhere"}]}"#), now: t0)
         #expect(json(unknown.first { $0.topic == .route }!)["routeStatus"] as? String == "waypointError")
-        street.map.places.set("depot", Place(coordinate: street.c, title: "Depot"))
+        fixture.map.places.set("depot", Place(coordinate: fixture.c, title: "Depot"))
         let known = session.receiveDestinations(bytes(#"{"assignmentId":"q","waypoints":[{"placeId":"depot"}]}"#), now: t0)
         let leg = try #require((json(known.first { $0.topic == .route }!)["legs"] as? [[String: Any]])?.first)
         #expect((leg["destination"] as? [String: Any])?["placeId"] as? String == "depot")
