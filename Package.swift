@@ -82,7 +82,7 @@ let package = Package(
                     dependencies: ["Navigation", "MapMatching", "TraceSimulation", "Routing", "RoadGraph", "OSMImport", "TestKit"]),
         .testTarget(name: "MQTTTests", dependencies: ["MQTT", "TestKit"]),
         .testTarget(name: "AgentTests", dependencies: ["Agent", "MQTT", "Navigation", "RoadGraph", "Geo", "OSMImport", "TestKit"]),
-        .testTarget(name: "EdgeNavCLITests", dependencies: ["EdgeNavCLI", "Agent", "RoadGraph", "Geo", "TestKit"]),
+        .testTarget(name: "EdgeNavCLITests", dependencies: ["EdgeNavCLI", "Agent", "OSMImport", "RoadGraph", "Geo", "TestKit"]),
         // Integration tests against a real mosquitto, in their own target.
         .testTarget(name: "MQTTIntegrationTests", dependencies: ["MQTT", "Agent", "TestKit", "mqtt-test-client"]),
         // The agent measured through a real broker: latency against the broker's floor, fleet throughput

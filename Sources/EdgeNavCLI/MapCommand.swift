@@ -39,7 +39,7 @@ enum MapCommand {
                 positionals: [PositionalSpec("GRAPH", help: "a file made by 'edgenav map import'")]),
             action: { arguments, context in
                 let path = arguments.positionals[0]
-                _ = try MapFile.load(path)
+                _ = try MapFile.load(path, importingExtracts: false)
                 context.print(try GraphInfo.describe(URL(fileURLWithPath: path)))
                 return ExitStatus.success
             })

@@ -1,6 +1,7 @@
 import Agent
 import Foundation
 import Geo
+import OSMImport
 import RoadGraph
 import Routing
 
@@ -19,7 +20,7 @@ enum RouteCommand {
             does; --avoid none avoids nothing.
             """,
         options: [
-            OptionSpec("map", value: "FILE", help: "road graph file made by 'edgenav map import'"),
+            OptionSpec("map", value: "FILE", help: "road graph file made by 'edgenav map import', or an OSM extract (imported in memory)"),
             OptionSpec("mode", value: "MODE", default: "driving",
                        help: "driving, cycling, walking, taxi or twoWheeler"),
             OptionSpec("strategy", value: "STRATEGY", default: "best",
@@ -149,17 +150,34 @@ struct RouteDefaults {
     }
 }
 
-/// Opens a road graph file with a message that says what is wrong and what to do.
+/// Opens a road graph file with a message that says what is wrong and what to do. The batch tools (`route`,
+/// `match`, `replay`, `simulate`) also take an OpenStreetMap extract (`.osm.pbf`, `.osm`, compressed XML) and import
+/// it in memory first, saying so on stderr: people run them on the extract they have, and an import of a city takes
+/// seconds. The agent itself (`edgenav run`) memory-maps a graph file and takes nothing else.
 enum MapFile {
-    static func load(_ path: String) throws -> RoadGraph {
+    static func load(_ path: String, importingExtracts: Bool = true) throws -> RoadGraph {
         guard FileManager.default.fileExists(atPath: path) else {
             throw CommandFailure("map file \(path) does not exist (make one with 'edgenav map import')")
         }
         do {
             return try RoadGraph(contentsOf: URL(fileURLWithPath: path))
+        } catch let error as RoadGraphError where error.code == .notAGraphFile && importingExtracts && isExtract(path) {
+            FileHandle.standardError.write(
+                Data("edgenav: \(path) is an OpenStreetMap extract, importing it in memory (to skip this on every run: edgenav map import \(path) -o FILE.graph)\n".utf8))
+            do {
+                return try GraphImporter.buildGraph(input: URL(fileURLWithPath: path)).graph
+            } catch let importError as OSMImportError {
+                throw CommandFailure("cannot import \(path): \(importError.message) [\(importError.code.rawValue)]")
+            }
         } catch {
-            throw CommandFailure("cannot use \(path) as a road graph: \(error)")
+            throw CommandFailure("cannot use \(path) as a road graph: \(error) (make one with 'edgenav map import')")
         }
+    }
+
+    /// An OSM extract by its name (what libosmium reads by name: PBF, XML, XML compressed with gzip or bzip2).
+    static func isExtract(_ path: String) -> Bool {
+        let name = path.lowercased()
+        return [".pbf", ".osm", ".osm.gz", ".osm.bz2"].contains { name.hasSuffix($0) }
     }
 }
 

@@ -20,7 +20,7 @@ enum SimulateCommand {
             clock (or, with --stdout, a clock that starts now and runs as fast as the fixes are made).
             """,
         options: [
-            OptionSpec("map", value: "FILE", help: "road graph file made by 'edgenav map import'"),
+            OptionSpec("map", value: "FILE", help: "road graph file made by 'edgenav map import', or an OSM extract (imported in memory)"),
             OptionSpec("broker", value: "URL", default: "mqtt://127.0.0.1:1883", help: "broker URL"),
             OptionSpec("vehicle-id", value: "ID", help: "the vehicle whose location/raw topic gets the fixes"),
             OptionSpec("topic-prefix", value: "PREFIX", default: "fleet", help: "first topic level(s)"),

@@ -30,7 +30,7 @@ enum MatchCommand {
             are skipped.
             """,
         options: [
-            OptionSpec("map", value: "FILE", help: "road graph file made by 'edgenav map import'"),
+            OptionSpec("map", value: "FILE", help: "road graph file made by 'edgenav map import', or an OSM extract (imported in memory)"),
             OptionSpec("mode", value: "MODE", default: "driving", help: "driving, cycling, walking, taxi or twoWheeler"),
         ])
 
@@ -101,7 +101,7 @@ enum ReplayCommand {
             gives the same events every time. Their segment count is not limited.
             """,
         options: [
-            OptionSpec("map", value: "FILE", help: "road graph file made by 'edgenav map import'"),
+            OptionSpec("map", value: "FILE", help: "road graph file made by 'edgenav map import', or an OSM extract (imported in memory)"),
             OptionSpec("destinations", value: "FILE", environment: "", help: "a nav/destinations payload"),
             OptionSpec("vehicle-id", value: "ID", default: "replay", help: "vehicleId in the printed payloads"),
             OptionSpec("places-file", value: "FILE", help: "named places {\"placeId\":{\"lat\",\"lon\",\"title\"}}"),

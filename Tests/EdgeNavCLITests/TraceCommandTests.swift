@@ -1,6 +1,7 @@
 import Agent
 import Foundation
 import Geo
+import OSMImport
 import RoadGraph
 import Testing
 import TestKit
@@ -141,5 +142,47 @@ import TestKit
             if let variable = option.environmentVariable { #expect(captured.standardOutput.contains(variable)) }
             if let value = option.defaultValue { #expect(captured.standardOutput.contains("default: \(value)")) }
         }
+    }
+}
+
+/// `--map` of the batch tools takes an OSM extract as well as a graph file.
+@Suite struct MapFileTests {
+    static let fixture = ASCIIMapFixture("""
+        A-------------B
+        """, gridMeters: 10, ways: ["AB": ["highway": "residential", "name": "Westgatan", "maxspeed": "30"]])
+
+    @Test func anOSMExtractIsImportedInMemoryAndMatchesLikeItsGraphFile() throws {
+        let extract = try Self.fixture.writeTemporaryFile(name: "mapfile")
+        defer { try? FileManager.default.removeItem(at: extract) }
+        let graphFile = extract.deletingPathExtension().appendingPathExtension("graph")
+        defer { try? FileManager.default.removeItem(at: graphFile) }
+        _ = try GraphImporter.importFile(input: extract, output: graphFile)
+
+        let fromExtract = try MapFile.load(extract.path)
+        let fromGraphFile = try MapFile.load(graphFile.path)
+        #expect(fromExtract.nodeCount == fromGraphFile.nodeCount && fromExtract.edgeCount == fromGraphFile.edgeCount)
+        let a = Self.fixture.map["A"], b = Self.fixture.map["B"]
+        let lines = (0...10).map { i in
+            let f = Double(i) / 10
+            return #"{"lat":\#(a.latitude + 0.00003),"lon":\#(a.longitude + (b.longitude - a.longitude) * f),"timestamp":\#(1_796_026_502 + i),"speed":10}"#
+        }
+        let out = MatchCommand.match(lines, graph: fromExtract, mode: .driving)
+        #expect(out == MatchCommand.match(lines, graph: fromGraphFile, mode: .driving))
+        #expect(out.allSatisfy { $0.contains(#""roadName":"Westgatan""#) && $0.contains(#""matched":true"#) })
+    }
+
+    @Test func aFileThatIsNeitherSaysWhatToDo() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("edgenav-not-a-map-\(UUID().uuidString).txt")
+        try Data("hello".utf8).write(to: url)
+        defer { try? FileManager.default.removeItem(at: url) }
+        #expect {
+            _ = try MapFile.load(url.path)
+        } throws: { error in
+            "\(error)".contains("graph.not_a_graph_file") && "\(error)".contains("edgenav map import")
+        }
+        // `map info` describes graph files only: an extract is not imported there.
+        let extract = try Self.fixture.writeTemporaryFile(name: "mapfile-info")
+        defer { try? FileManager.default.removeItem(at: extract) }
+        #expect(throws: CommandFailure.self) { _ = try MapFile.load(extract.path, importingExtracts: false) }
     }
 }
