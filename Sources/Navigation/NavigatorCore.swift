@@ -720,10 +720,15 @@ public final class NavigatorCore {
 
     /// The raw position moved farther since the previous fix than the vehicle can have (1.5 × its speed over the
     /// interval plus `positionJumpSlackMeters`): a position outlier, or the fix that comes back from one. Its
-    /// distance from the route is then weak evidence (it counts 1, never 2).
+    /// distance from the route is then weak evidence (it counts 1, never 2). The speed is the larger of the two
+    /// fixes' own; when neither carries one, the speed derived from the positions plus
+    /// `unknownSpeedAccelerationMetersPerSecondSquared` × the interval.
     private func isPositionJump(_ fix: RawFix, previous: RawFix?, seconds: Double?, slackMeters: Double? = nil) -> Bool {
         guard let previous, let seconds, seconds > 0 else { return false }
-        let speed = max(fix.speedMetersPerSecond ?? 0, previous.speedMetersPerSecond ?? 0, 0)
+        let reported = [fix.speedMetersPerSecond, previous.speedMetersPerSecond].compactMap { $0 }.filter { $0 >= 0 }
+        let speed =
+            reported.max()
+            ?? (max(0, ownSpeed ?? 0) + configuration.unknownSpeedAccelerationMetersPerSecondSquared * seconds)
         let plausible = 1.5 * speed * seconds + (slackMeters ?? configuration.positionJumpSlackMeters)
         return Geodesy.distanceMeters(fix.coordinate, previous.coordinate) > plausible
     }
@@ -790,14 +795,26 @@ public final class NavigatorCore {
         return (p.velocity + min(fixSpeed, configuration.maximumSpeedMetersPerSecond)) / 2
     }
 
-    /// α-β filter on the distance along the leg, with an outlier gate.
+    /// α-β filter on the distance along the leg, with an outlier gate. `speed`: the fix's own speed, or when it has
+    /// none the speed derived from the positions (`vehicleSpeed`), which then stands in for it (prediction, gate,
+    /// velocity; the gate also allows for acceleration): with the β gain alone a positions-only vehicle pulling away
+    /// at 5 s fixes was predicted 40-50 m short fix after fix, its fixes rejected by the gate, and the estimate stood
+    /// still for 15 s at a time, or ran on while the vehicle stood (nothing told the β gain it had stopped).
     private func track(_ p: inout LegProgress, measurement: Double, snapped: SnappedFix, speed: Double?) {
         let time = snapped.timestamp
         let dt = max(0, time.timeIntervalSince(p.updatedAt))
-        let predicted = predictedAlong(p, at: time, fixSpeed: snapped.fix.speedMetersPerSecond)
+        let ownFixSpeed = snapped.fix.speedMetersPerSecond.flatMap { $0 >= 0 ? $0 : nil }
+        let fixSpeed = ownFixSpeed ?? speed
+        let predicted = predictedAlong(p, at: time, fixSpeed: fixSpeed)
         let residual = measurement - predicted
         let accuracy = snapped.fix.horizontalAccuracyMeters ?? configuration.defaultHorizontalAccuracyMeters
-        let gate = 3 * accuracy + 0.5 * intervalSpeed(p, fixSpeed: snapped.fix.speedMetersPerSecond) * dt + 10
+        // A fix without its own speed may also find the vehicle pulling away faster than the derived speed (20 s of
+        // positions, see `vehicleSpeed`) knows: the gate widens by what
+        // `unknownSpeedAccelerationMetersPerSecondSquared` adds over the interval.
+        let unknownSpeedSlack =
+            ownFixSpeed == nil
+            ? 0.5 * configuration.unknownSpeedAccelerationMetersPerSecondSquared * dt * dt : 0
+        let gate = 3 * accuracy + 0.5 * intervalSpeed(p, fixSpeed: fixSpeed) * dt + 10 + unknownSpeedSlack
         // Three outliers in a row are believed (the vehicle really is there) — unless the fix's own speed says
         // it cannot have got there (standing at a waypoint while the leg passes nearby again further on); ten are
         // believed regardless.
@@ -812,7 +829,7 @@ public final class NavigatorCore {
             p.along = predicted + configuration.progressGain * residual
         }
         p.rejected = 0
-        if let fixSpeed = snapped.fix.speedMetersPerSecond, fixSpeed >= 0 {
+        if let fixSpeed, fixSpeed >= 0 {
             p.velocity = fixSpeed
         } else if dt > 0 {
             p.velocity += configuration.progressVelocityGain * residual / dt
@@ -922,7 +939,8 @@ public final class NavigatorCore {
             && straightLine(snapped.fix.coordinate) <= configuration.arrivalRadiusMeters
         let estimateLimit = fixAtWaypoint ? max(stepLimit, configuration.arrivalAgreeingEstimateMeters) : stepLimit
         let passingClose = plausible
-            && length - max(p.along, predictedAlong(p, at: time, fixSpeed: snapped.fix.speedMetersPerSecond))
+            && length
+                - max(p.along, predictedAlong(p, at: time, fixSpeed: snapped.fix.speedMetersPerSecond ?? ownSpeed))
                 <= estimateLimit
             && snapped.edge != nil && straightLine(snapped.coordinate) <= configuration.arrivalRadiusMeters
             && straightLine(snapped.fix.coordinate) <= max(configuration.arrivalRawCorridorMeters, 2 * accuracy)
