@@ -127,7 +127,7 @@ def find_leave(track1s, polyline, dists):
         _, along, length = project_onto_polyline(track1s[j]["lat"], track1s[j]["lon"], polyline)
         if length - along <= ARRIVAL_RADIUS_METERS:
             return None
-        leave = {"t": track1s[j]["timestamp"], "odometer": track1s[j]["odometer"], "lat": track1s[j]["lat"],
+        leave = {"t": nominal_time(track1s[j]), "odometer": track1s[j]["odometer"], "lat": track1s[j]["lat"],
                  "lon": track1s[j]["lon"], "edge": track1s[j]["edge"], "rejoinedT": None,
                  "startedOff": j == 0 and dists[0] > ON_ROUTE_METERS}
         back = [i for i in plain if i > plain[n + 2] and dists[i] <= ON_ROUTE_METERS]
@@ -135,10 +135,16 @@ def find_leave(track1s, polyline, dists):
             run = [k for k in plain if i <= k < i + 3]
             if len(run) == 3 and all(dists[k] <= ON_ROUTE_METERS for k in run) \
                     and project_onto_polyline(track1s[i]["lat"], track1s[i]["lon"], polyline)[1] > along:
-                leave["rejoinedT"] = track1s[i]["timestamp"]
+                leave["rejoinedT"] = nominal_time(track1s[i])
                 break
         return leave
     return None
+
+
+def nominal_time(row):
+    """A truth row's time for counting fixes: realistic.py's jittered fixes count at the whole second they stand for
+    (a reroute 3 fixes after leaving is 2.6-3.4 s after it with jitter); traces.py's rows are on whole seconds."""
+    return row.get("sampleTimestamp", row["timestamp"])
 
 
 def percentile(values, p):
@@ -249,7 +255,9 @@ def evaluate_trip(probe, events, truth, fixes, waypoints, interval, track1s):
     trip["routeStatus"] = first["routeStatus"] if first else "none"
     reroutes = [r for r in routes if r["reason"] in ("offRoute", "fasterRoute")]
     odometer_at = {tkey(t["timestamp"]): t["odometer"] for t in track1s}
-    trip["reroutes"] = [{"reason": r["reason"], "t": iso_seconds(r["timestamp"]),
+    nominal = {tkey(t["timestamp"]): nominal_time(t) for t in track1s}
+    when = lambda seconds: nominal.get(tkey(seconds), seconds)
+    trip["reroutes"] = [{"reason": r["reason"], "t": when(iso_seconds(r["timestamp"])),
                          "odometer": odometer_at.get(tkey(iso_seconds(r["timestamp"])))} for r in reroutes]
     trip["leftRoute"] = None
     if first and first["routeStatus"] == "ok":
@@ -270,7 +278,7 @@ def evaluate_trip(probe, events, truth, fixes, waypoints, interval, track1s):
         # route (not the planned leg kept) after the vehicle left answers the leave as a reroute does.
         planned = [decode_polyline6(leg["polyline6"]) for leg in first["legs"]]
         trip["replanned"] = [
-            {"reason": r["reason"], "t": iso_seconds(r["timestamp"]),
+            {"reason": r["reason"], "t": when(iso_seconds(r["timestamp"])),
              "odometer": odometer_at.get(tkey(iso_seconds(r["timestamp"])))}
             for r in routes if r["reason"] == "nextDestination" and r["legs"]
             and decode_polyline6(r["legs"][0]["polyline6"]) not in planned]

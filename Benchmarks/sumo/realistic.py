@@ -32,7 +32,8 @@ the white model's 8 m, so the two compare at the same error size); `positions` t
 course. The 5 s trace is every fifth fix of the 1 s trace (the same noise), as traces.py does.
 
 Output per probe, beside a copy of destinations.json and waypoints.json: truth.jsonl (one row per raw-1s line,
-as traces.py writes it, with `timestamp` the fix's jittered time and the position interpolated to it; a duplicated
+as traces.py writes it, with `timestamp` the fix's jittered time and the position interpolated to it,
+`sampleTimestamp` the whole second it stands for: latencies in fixes are counted on those; a duplicated
 fix repeats its row with "duplicate": true, a fix lost in an outage keeps its row with "dropped": true — evaluate.py
 skips those rows in the fix-by-fix figures and the duplicates in the path), raw-1s.jsonl, raw-5s.jsonl.
 
@@ -153,6 +154,7 @@ def perturb_probe(src, dest, seed, p):
         else:
             row = interpolate(s, truth[max(0, i - 1)], -jitter)
         row["timestamp"] = round(s["timestamp"] + jitter, 2)
+        row["sampleTimestamp"] = s["timestamp"]  # the whole second it stands for (fix counts in evaluate.py)
         east = bias_e + p["white_sigma"] * rng.gauss(0, 1)
         north = bias_n + p["white_sigma"] * rng.gauss(0, 1)
         right = math.radians(headings[i] + 90)
