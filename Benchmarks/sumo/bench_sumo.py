@@ -14,6 +14,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import evaluate  # noqa: E402
+import realistic  # noqa: E402
 import traces  # noqa: E402
 
 REROUTE_WITHIN_FIXES = 3
@@ -153,7 +154,7 @@ def wrong_fix_breakdown(trace_dir, probes, interval):
                 changes.append(x["odometer"])
             previous = x["osmWayId"]
         step = int(interval[:-1])
-        sub = [x for x in truth if x["sampleIndex"] % step == 0]
+        sub = [x for x in truth if x["sampleIndex"] % step == 0 and not x.get("dropped")]
         for x, o in zip(sub, evaluate.load_jsonl(os.path.join(d, "match-%s.jsonl" % interval))):
             if x["junction"]:
                 continue
@@ -214,6 +215,28 @@ def failure_notes(name, interval, tally, trips, out):
             out.write("  %s: %s\n" % (t["probe"], "; ".join(notes)))
 
 
+def write_summary(summary, results, work, trace_dir, probes):
+    """Fills summary["intervals"] from evaluate.evaluate's results; writes <work>/failures.txt and summary.json."""
+    with open(os.path.join(work, "failures.txt"), "w") as notes:
+        for interval, r in results.items():
+            summary["intervals"][interval] = {"final": r["final"].row(), "provisional": r["provisional"].row(),
+                                              **{k: r[k].row() for k in ("valhalla", "osrm") if k in r},
+                                              "navigation": navigation_summary(r["trips"], int(interval[:-1])),
+                                              "trips": r["trips"]}
+            if "tripsTraffic" in r:
+                summary["intervals"][interval]["navigationTraffic"] = navigation_summary(r["tripsTraffic"],
+                                                                                         int(interval[:-1]))
+                summary["intervals"][interval]["tripsTraffic"] = r["tripsTraffic"]
+            failure_notes(summary["map"], interval, r, r["trips"], notes)
+            total, kinds = wrong_fix_breakdown(trace_dir, probes, interval)
+            summary["intervals"][interval]["wrongFinalKinds"] = kinds
+            notes.write("final-answer wrong fixes by kind, of %d off-junction fixes:\n" % total)
+            for kind, count in sorted(kinds.items(), key=lambda kv: -kv[1]):
+                notes.write("  %5d  %4.1f %%  %s\n" % (count, 100.0 * count / total, kind))
+    with open(os.path.join(work, "summary.json"), "w") as f:
+        json.dump(summary, f, indent=1)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--map", required=True, help="name used in paths and tables")
@@ -229,6 +252,10 @@ def main():
     ap.add_argument("--no-traffic", action="store_true",
                     help="no traffic-known replay (default: SUMO edge data -> traffic.jsonl, replayed a second time)")
     ap.add_argument("--reference-python", help="python of a venv with osrm-bindings and pyvalhalla: also run them")
+    ap.add_argument("--noise", default="white", choices=["white"] + sorted(realistic.PRESETS),
+                    help="white: traces.py's noise (the SUMO run's own traces); otherwise realistic.py's preset on the "
+                         "truth of the white run in <workroot>/<label>/ (run that first), written to "
+                         "<workroot>/<label>-<noise>/, no SUMO run and no traffic replay of its own")
     ap.add_argument("--edgenav", required=True)
     ap.add_argument("--sumo-home", required=True)
     ap.add_argument("--workroot", required=True)
@@ -241,6 +268,8 @@ def main():
             args.map += "-" + args.tls_type
         if args.stop_seconds:
             args.map += "-stops"
+    if args.noise != "white":
+        return main_noise(args)
     work = os.path.join(args.workroot, args.map)
     os.makedirs(work, exist_ok=True)
     print("%s: SUMO" % args.map, file=sys.stderr)
@@ -270,28 +299,33 @@ def main():
     with open(os.path.join(work, "simulation.json")) as f:
         sim = json.load(f)
     summary = {"map": args.map, "probes": len(probes), "simulation": sim, "intervals": {}}
-    with open(os.path.join(work, "failures.txt"), "w") as notes:
-        for interval, r in results.items():
-            summary["intervals"][interval] = {"final": r["final"].row(), "provisional": r["provisional"].row(),
-                                              **{k: r[k].row() for k in ("valhalla", "osrm") if k in r},
-                                              "navigation": navigation_summary(r["trips"], int(interval[:-1])),
-                                              "trips": r["trips"]}
-            if "tripsTraffic" in r:
-                summary["intervals"][interval]["navigationTraffic"] = navigation_summary(r["tripsTraffic"],
-                                                                                         int(interval[:-1]))
-                summary["intervals"][interval]["tripsTraffic"] = r["tripsTraffic"]
-            failure_notes(args.map, interval, r, r["trips"], notes)
-            total, kinds = wrong_fix_breakdown(trace_dir, probes, interval)
-            summary["intervals"][interval]["wrongFinalKinds"] = kinds
-            notes.write("final-answer wrong fixes by kind, of %d off-junction fixes:\n" % total)
-            for kind, count in sorted(kinds.items(), key=lambda kv: -kv[1]):
-                notes.write("  %5d  %4.1f %%  %s\n" % (count, 100.0 * count / total, kind))
-    with open(os.path.join(work, "summary.json"), "w") as f:
-        json.dump(summary, f, indent=1)
+    write_summary(summary, results, work, trace_dir, probes)
     print_tables(summary)
     if any("navigationTraffic" in r for r in summary["intervals"].values()):
         print()
         print_traffic_table(summary)
+
+
+def main_noise(args):
+    """Realistic noise (realistic.py) on the probes of an existing white run: the same truth, the same graph."""
+    source = os.path.join(args.workroot, args.map)
+    with open(os.path.join(source, "summary.json")) as f:
+        white = json.load(f)
+    probes = [t["probe"] for t in next(iter(white["intervals"].values()))["trips"]]
+    args.map = "%s-%s" % (args.map, args.noise)
+    work = os.path.join(args.workroot, args.map)
+    trace_dir = os.path.join(work, "traces")
+    os.makedirs(trace_dir, exist_ok=True)
+    params = realistic.parameters(args.noise, {})
+    print("%s: %s noise on %d probes" % (args.map, args.noise, len(probes)), file=sys.stderr)
+    realistic.perturb(os.path.join(source, "traces"), trace_dir, probes, args.seed, params)
+    intervals = [int(x) for x in args.intervals.split(",")]
+    results = evaluate.evaluate(args.edgenav, os.path.join(source, "map.graph"), trace_dir, probes, intervals,
+                                traces.EPOCH_SECONDS, None, keep_accuracy=True)
+    summary = {"map": args.map, "probes": len(probes), "simulation": white["simulation"], "noise": params,
+               "intervals": {}}
+    write_summary(summary, results, work, trace_dir, probes)
+    print_tables(summary)
 
 
 MATCHING_HEADER = ("| map | interval | answers | fixes | on true way (off junctions) | all fixes, junction fixes "

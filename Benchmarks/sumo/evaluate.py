@@ -52,6 +52,12 @@ def arrival_times(truth, waypoints, epoch):
     return times
 
 
+def tkey(seconds):
+    """A fix time as a lookup key: 10 ms steps (realistic.py's jittered times are in 10 ms steps, and EdgeNav prints
+    times truncated to the millisecond, so x.12 may come back as x.119)."""
+    return round(seconds, 2)
+
+
 def iso_seconds(text):
     return datetime.datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
 
@@ -121,7 +127,7 @@ def find_leave(track1s, polyline, dists):
         _, along, length = project_onto_polyline(track1s[j]["lat"], track1s[j]["lon"], polyline)
         if length - along <= ARRIVAL_RADIUS_METERS:
             return None
-        leave = {"t": track1s[j]["timestamp"], "odometer": track1s[j]["odometer"], "lat": track1s[j]["lat"],
+        leave = {"t": nominal_time(track1s[j]), "odometer": track1s[j]["odometer"], "lat": track1s[j]["lat"],
                  "lon": track1s[j]["lon"], "edge": track1s[j]["edge"], "rejoinedT": None,
                  "startedOff": j == 0 and dists[0] > ON_ROUTE_METERS}
         back = [i for i in plain if i > plain[n + 2] and dists[i] <= ON_ROUTE_METERS]
@@ -129,10 +135,16 @@ def find_leave(track1s, polyline, dists):
             run = [k for k in plain if i <= k < i + 3]
             if len(run) == 3 and all(dists[k] <= ON_ROUTE_METERS for k in run) \
                     and project_onto_polyline(track1s[i]["lat"], track1s[i]["lon"], polyline)[1] > along:
-                leave["rejoinedT"] = track1s[i]["timestamp"]
+                leave["rejoinedT"] = nominal_time(track1s[i])
                 break
         return leave
     return None
+
+
+def nominal_time(row):
+    """A truth row's time for counting fixes: realistic.py's jittered fixes count at the whole second they stand for
+    (a reroute 3 fixes after leaving is 2.6-3.4 s after it with jitter); traces.py's rows are on whole seconds."""
+    return row.get("sampleTimestamp", row["timestamp"])
 
 
 def percentile(values, p):
@@ -209,7 +221,7 @@ def run_edgenav(edgenav, args, stdin_lines):
 
 def evaluate_trip(probe, events, truth, fixes, waypoints, interval, track1s):
     """Navigation figures for one replayed trip. `truth` holds the trace's fixes' truth; `track1s` the full 1 s truth."""
-    t_of = {round(t["timestamp"], 3): t for t in truth}
+    t_of = {tkey(t["timestamp"]): t for t in truth}
     trip = {"probe": probe, "interval": interval, "fixes": len(fixes)}
     arrivals = [e for e in events if e["topic"] == "nav/arrival" and e["payload"]]
     routes = [e["payload"] for e in events if e["topic"] == "nav/route" and e["payload"]]
@@ -223,10 +235,10 @@ def evaluate_trip(probe, events, truth, fixes, waypoints, interval, track1s):
         # at 5 s fixes at speed none may be (70-140 m between fixes), and then no announcement can be within 30 m.
         entry["fixWithin30"] = any(
             haversine_meters(tr["lat"], tr["lon"], wp["lat"], wp["lon"]) <= ARRIVAL_RADIUS_METERS
-            for tr in (t_of.get(round(f["timestamp"], 3)) for f in fixes) if tr is not None)
+            for tr in (t_of.get(tkey(f["timestamp"])) for f in fixes) if tr is not None)
         if mine:
             t = iso_seconds(mine[0]["timestamp"])
-            tr = t_of.get(round(t, 3))
+            tr = t_of.get(tkey(t))
             if tr is not None:
                 entry["trueDistance"] = haversine_meters(tr["lat"], tr["lon"], wp["lat"], wp["lon"])
                 entry["odometerToGo"] = wp["odometer"] - tr["odometer"]  # > 0: before the waypoint
@@ -242,9 +254,11 @@ def evaluate_trip(probe, events, truth, fixes, waypoints, interval, track1s):
     first = next((r for r in routes if r["reason"] == "destinationsSet"), None)
     trip["routeStatus"] = first["routeStatus"] if first else "none"
     reroutes = [r for r in routes if r["reason"] in ("offRoute", "fasterRoute")]
-    odometer_at = {round(t["timestamp"], 3): t["odometer"] for t in track1s}
-    trip["reroutes"] = [{"reason": r["reason"], "t": iso_seconds(r["timestamp"]),
-                         "odometer": odometer_at.get(round(iso_seconds(r["timestamp"]), 3))} for r in reroutes]
+    odometer_at = {tkey(t["timestamp"]): t["odometer"] for t in track1s}
+    nominal = {tkey(t["timestamp"]): nominal_time(t) for t in track1s}
+    when = lambda seconds: nominal.get(tkey(seconds), seconds)
+    trip["reroutes"] = [{"reason": r["reason"], "t": when(iso_seconds(r["timestamp"])),
+                         "odometer": odometer_at.get(tkey(iso_seconds(r["timestamp"])))} for r in reroutes]
     trip["leftRoute"] = None
     if first and first["routeStatus"] == "ok":
         # Planned leg durations against the time SUMO's vehicle took (from the first fix, then waypoint to waypoint).
@@ -264,8 +278,8 @@ def evaluate_trip(probe, events, truth, fixes, waypoints, interval, track1s):
         # route (not the planned leg kept) after the vehicle left answers the leave as a reroute does.
         planned = [decode_polyline6(leg["polyline6"]) for leg in first["legs"]]
         trip["replanned"] = [
-            {"reason": r["reason"], "t": iso_seconds(r["timestamp"]),
-             "odometer": odometer_at.get(round(iso_seconds(r["timestamp"]), 3))}
+            {"reason": r["reason"], "t": when(iso_seconds(r["timestamp"])),
+             "odometer": odometer_at.get(tkey(iso_seconds(r["timestamp"])))}
             for r in routes if r["reason"] == "nextDestination" and r["legs"]
             and decode_polyline6(r["legs"][0]["polyline6"]) not in planned]
     # Remaining time halfway in time through each leg.
@@ -292,8 +306,9 @@ def evaluate_trip(probe, events, truth, fixes, waypoints, interval, track1s):
 EPOCH = 0.0
 
 
-def evaluate(edgenav, graph, trace_dir, probes, intervals, epoch, traffic=None):
-    """`traffic`: a `replay --traffic` file (Benchmarks/sumo/traffic_feed.py); each trace is then replayed a second
+def evaluate(edgenav, graph, trace_dir, probes, intervals, epoch, traffic=None, keep_accuracy=False):
+    """`keep_accuracy`: `match` gets the traces' horizontalAccuracy (realistic.py's varies fix to fix); by default it
+    is stripped (traces.py's is a constant 10). `traffic`: a `replay --traffic` file (Benchmarks/sumo/traffic_feed.py); each trace is then replayed a second
     time with it, and its trips go to "tripsTraffic"."""
     global EPOCH
     EPOCH = epoch
@@ -303,13 +318,16 @@ def evaluate(edgenav, graph, trace_dir, probes, intervals, epoch, traffic=None):
         trips, trips_traffic = [], []
         for probe in probes:
             d = os.path.join(trace_dir, probe)
-            truth_all = load_jsonl(os.path.join(d, "truth.jsonl"))
+            rows = load_jsonl(os.path.join(d, "truth.jsonl"))
             step = int(interval)
-            truth = [t for t in truth_all if t["sampleIndex"] % step == 0]
+            # realistic.py: a fix lost in an outage keeps its truth row ("dropped"), a duplicated fix repeats its row
+            # ("duplicate"): one row per raw line in `truth`, the vehicle's path once in `truth_all`.
+            truth = [t for t in rows if t["sampleIndex"] % step == 0 and not t.get("dropped")]
+            truth_all = [t for t in rows if not t.get("duplicate")]
             with open(os.path.join(d, "raw-%ds.jsonl" % step)) as f:
                 raw = [l.strip() for l in f if l.strip()]
             fixes = [json.loads(l) for l in raw]
-            matched = run_edgenav(edgenav, ["match", "--map", graph], strip_accuracy(raw))
+            matched = run_edgenav(edgenav, ["match", "--map", graph], raw if keep_accuracy else strip_accuracy(raw))
             with open(os.path.join(d, "match-%ds.jsonl" % step), "w") as f:
                 f.writelines(json.dumps(m) + "\n" for m in matched)
             for t, m in zip(truth, matched):
@@ -321,9 +339,9 @@ def evaluate(edgenav, graph, trace_dir, probes, intervals, epoch, traffic=None):
             snapped = {}
             for e in events:
                 if e["topic"] == "location/snapped" and e["payload"]:
-                    snapped[round(iso_seconds(e["payload"]["timestamp"]), 3)] = e["payload"]
+                    snapped[tkey(iso_seconds(e["payload"]["timestamp"]))] = e["payload"]
             for t in truth:
-                provisional.add(probe, t, snapped.get(round(t["timestamp"], 3), {"matched": False}))
+                provisional.add(probe, t, snapped.get(tkey(t["timestamp"]), {"matched": False}))
             with open(os.path.join(d, "waypoints.json")) as f:
                 waypoints = json.load(f)
             trips.append(evaluate_trip(probe, events, truth, fixes, waypoints, step, truth_all))

@@ -113,6 +113,17 @@ public struct NavigatorConfiguration: Sendable, Hashable {
     /// position outlier (or the return from one): off the route it counts 1, never 2. Default 40 m (two fixes with
     /// σ = 8 m per axis lie farther apart than that with probability 0.2 %; outliers are 50 m and more).
     public var positionJumpSlackMeters: Double = 40
+    /// Sparse fixes (`sparseFixSeconds` or more apart) without a speed (positions-only receivers, GPX loggers): how
+    /// fast the vehicle may speed up beyond the speed derived from its positions (see `derivedSpeedBaselineSeconds`:
+    /// over 20 s, it lags a vehicle pulling away from a light), m/s². The jump test allows the derived speed plus
+    /// this × the interval (denser fixes keep reading a missing speed as 0: the slack covers them); the progress
+    /// filter, which takes the derived speed in place of the fix's on sparse fixes, widens its gate by ½ × this ×
+    /// interval². Default 2 (a car pulling away briskly: 1.5–3 m/s²). Fixes with a speed are judged by it, as before.
+    /// Reading the missing speed as 0 made every 5 s step over 40 m a jump, and the arrival rules, which need a
+    /// plausible fix, announced 23 / 13 / 13 of 40 waypoints on the SUMO Helsinki / Liechtenstein / Baltimore
+    /// drives and 2 of 40 on Kouvola with realistic noise and no speed or course at 5 s (now 37 / 34 / 32 and 33;
+    /// BENCHMARKS.md "Session 8: recorded-drive GPS noise").
+    public var unknownSpeedAccelerationMetersPerSecondSquared: Double = 2
     /// A course differing from the route by more than this contradicts it. Default 60°.
     public var courseContradictionDegrees: Double = 60
     /// The fix's course counts only at or above this speed. Default 4 m/s (slower, turning through a junction,

@@ -61,6 +61,8 @@ public final class NavigatorCore {
     private var lastConsistentFix: SnappedFix?
     /// The fix before `lastSnapped`.
     private var fixBeforeLast: SnappedFix?
+    /// Seconds between the fix before the previous one and the previous one (see `fixOrDerivedSpeed`).
+    private var previousIntervalSeconds: Double?
     private var lastFasterRouteCheck: Date?
     /// The last GPS gap between two fixes of at least `arrivalAfterGapMinimumSeconds` (see `checkPassedDuringGap`).
     private var lastFixGap: (start: Date, end: Date)?
@@ -265,6 +267,9 @@ public final class NavigatorCore {
         let previous = lastSnapped
         let beforePrevious = fixBeforeLast
         fixBeforeLast = previous
+        previousIntervalSeconds = previous.flatMap { p in
+            beforePrevious.map { p.timestamp.timeIntervalSince($0.timestamp) }
+        }
         if var p = progress {
             // The search window's hint carries the filter's own speed only: a hint ahead of the vehicle loses it
             // (the window reaches less far behind than ahead), and each fix off the leg then carries it farther.
@@ -720,10 +725,17 @@ public final class NavigatorCore {
 
     /// The raw position moved farther since the previous fix than the vehicle can have (1.5 × its speed over the
     /// interval plus `positionJumpSlackMeters`): a position outlier, or the fix that comes back from one. Its
-    /// distance from the route is then weak evidence (it counts 1, never 2).
+    /// distance from the route is then weak evidence (it counts 1, never 2). The speed is the larger of the two
+    /// fixes' own; when neither carries one, 0 (the slack covers any speed at 1-2 s fixes), or for a sparse interval
+    /// (`sparseFixSeconds` or more) the speed derived from the positions plus
+    /// `unknownSpeedAccelerationMetersPerSecondSquared` × the interval.
     private func isPositionJump(_ fix: RawFix, previous: RawFix?, seconds: Double?, slackMeters: Double? = nil) -> Bool {
         guard let previous, let seconds, seconds > 0 else { return false }
-        let speed = max(fix.speedMetersPerSecond ?? 0, previous.speedMetersPerSecond ?? 0, 0)
+        let reported = [fix.speedMetersPerSecond, previous.speedMetersPerSecond].compactMap { $0 }.filter { $0 >= 0 }
+        let speed =
+            reported.max()
+            ?? (seconds >= configuration.sparseFixSeconds
+                ? max(0, ownSpeed ?? 0) + configuration.unknownSpeedAccelerationMetersPerSecondSquared * seconds : 0)
         let plausible = 1.5 * speed * seconds + (slackMeters ?? configuration.positionJumpSlackMeters)
         return Geodesy.distanceMeters(fix.coordinate, previous.coordinate) > plausible
     }
@@ -790,14 +802,37 @@ public final class NavigatorCore {
         return (p.velocity + min(fixSpeed, configuration.maximumSpeedMetersPerSecond)) / 2
     }
 
-    /// α-β filter on the distance along the leg, with an outlier gate.
+    /// The fix's own speed; on sparse fixes (this one and the previous one each `sparseFixSeconds` or more after the
+    /// one before) without one, the speed derived from the positions (`derived`) in its place. With the β gain alone
+    /// a positions-only vehicle pulling away at 5 s fixes was predicted 40-50 m short fix after fix, its fixes
+    /// rejected by the gate, and the estimate stood still for 15 s at a time, or ran on while the vehicle stood
+    /// (nothing told the β gain it had stopped). At 1 s fixes, and after a gap in them, the β gain (updated every
+    /// second) follows the vehicle better than the derived speed (20 s of positions), which lags a braking vehicle
+    /// by 10-15 m/s: there the fix keeps no speed.
+    private func fixOrDerivedSpeed(_ fix: RawFix, _ derived: Double?) -> Double? {
+        if let own = fix.speedMetersPerSecond { return own >= 0 ? own : nil }
+        let sparse = configuration.sparseFixSeconds
+        let seconds = fixBeforeLast.map { fix.timestamp.timeIntervalSince($0.timestamp) } ?? 0  // the previous fix
+        return seconds >= sparse && (previousIntervalSeconds ?? sparse) >= sparse ? derived : nil
+    }
+
+    /// α-β filter on the distance along the leg, with an outlier gate. `speed`: the vehicle's speed (the fix's, or
+    /// derived from the positions), standing in for a sparse fix's missing one (see `fixOrDerivedSpeed`); the gate
+    /// then also allows for acceleration.
     private func track(_ p: inout LegProgress, measurement: Double, snapped: SnappedFix, speed: Double?) {
         let time = snapped.timestamp
         let dt = max(0, time.timeIntervalSince(p.updatedAt))
-        let predicted = predictedAlong(p, at: time, fixSpeed: snapped.fix.speedMetersPerSecond)
+        let fixSpeed = fixOrDerivedSpeed(snapped.fix, speed)
+        let predicted = predictedAlong(p, at: time, fixSpeed: fixSpeed)
         let residual = measurement - predicted
         let accuracy = snapped.fix.horizontalAccuracyMeters ?? configuration.defaultHorizontalAccuracyMeters
-        let gate = 3 * accuracy + 0.5 * intervalSpeed(p, fixSpeed: snapped.fix.speedMetersPerSecond) * dt + 10
+        // A fix without its own speed may also find the vehicle pulling away faster than the derived speed (20 s of
+        // positions, see `vehicleSpeed`) knows: the gate widens by what
+        // `unknownSpeedAccelerationMetersPerSecondSquared` adds over the interval.
+        let unknownSpeedSlack =
+            snapped.fix.speedMetersPerSecond == nil && fixSpeed != nil
+            ? 0.5 * configuration.unknownSpeedAccelerationMetersPerSecondSquared * dt * dt : 0
+        let gate = 3 * accuracy + 0.5 * intervalSpeed(p, fixSpeed: fixSpeed) * dt + 10 + unknownSpeedSlack
         // Three outliers in a row are believed (the vehicle really is there) — unless the fix's own speed says
         // it cannot have got there (standing at a waypoint while the leg passes nearby again further on); ten are
         // believed regardless.
@@ -812,7 +847,7 @@ public final class NavigatorCore {
             p.along = predicted + configuration.progressGain * residual
         }
         p.rejected = 0
-        if let fixSpeed = snapped.fix.speedMetersPerSecond, fixSpeed >= 0 {
+        if let fixSpeed, fixSpeed >= 0 {
             p.velocity = fixSpeed
         } else if dt > 0 {
             p.velocity += configuration.progressVelocityGain * residual / dt
@@ -922,7 +957,10 @@ public final class NavigatorCore {
             && straightLine(snapped.fix.coordinate) <= configuration.arrivalRadiusMeters
         let estimateLimit = fixAtWaypoint ? max(stepLimit, configuration.arrivalAgreeingEstimateMeters) : stepLimit
         let passingClose = plausible
-            && length - max(p.along, predictedAlong(p, at: time, fixSpeed: snapped.fix.speedMetersPerSecond))
+            && length
+                - max(
+                    p.along,
+                    predictedAlong(p, at: time, fixSpeed: fixOrDerivedSpeed(snapped.fix, ownSpeed)))
                 <= estimateLimit
             && snapped.edge != nil && straightLine(snapped.coordinate) <= configuration.arrivalRadiusMeters
             && straightLine(snapped.fix.coordinate) <= max(configuration.arrivalRawCorridorMeters, 2 * accuracy)

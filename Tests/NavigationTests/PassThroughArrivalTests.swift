@@ -60,6 +60,92 @@ import Testing
         #expect(routes == ["destinationsSet", "offRoute"])
     }
 
+    /// A receiver that reports positions only (no speed, no course: GPX loggers, many trackers) at 5 s fixes: the
+    /// 60 m between fixes is no position jump for a vehicle whose positions say it does 12 m/s. The jump test read a
+    /// missing speed as 0, took every fix for a jump (60 m > 40 m of slack), and the arrival rules, which need a
+    /// plausible fix, missed B: the vehicle was sent back to it and never arrived anywhere (SUMO Helsinki drives
+    /// without speed at 5 s fixes: 19 of 40 waypoints announced).
+    @Test func positionsOnlyFixesFiveSecondsApartArriveAtBothStops() throws {
+        let roads = try twoStops()
+        let (nav, setEvents) = startAtA(roads, stops: "BC", NavigatorConfiguration())
+        var events = setEvents
+        var arrivals: [String] = []
+        for var fix in drive(
+            roads.path("AC"), speed: 12, interval: 5, from: t0.addingTimeInterval(5), stopSeconds: 20)
+        {
+            fix.speedMetersPerSecond = nil
+            fix.courseDegrees = nil
+            let out = nav.process(fix)
+            events += out
+            for arrival in out.arrivals {
+                arrivals.append(arrival.waypoint.title)
+                events += nav.continueToNextDestination(at: fix.timestamp).events
+            }
+        }
+        #expect(arrivals == ["B", "C"])
+        #expect(!events.routeChanges.contains { $0.reason == .offRoute })
+    }
+
+    /// Positions only at 5 s fixes, pulling away: the vehicle stands 31 s at A, then speeds up at 1.5 m/s² to 12 m/s
+    /// and drives through B (400 m on; fixes 40 m before it and 20 m past it). The speed derived from the positions
+    /// (20 s of them) lags the vehicle; the jump test allows that speed plus 2 m/s² over the interval, so the 60 m
+    /// steps are no jumps and the arrival rules take the fixes (read as 0 m/s, every step over 40 m was a jump and B
+    /// was never announced).
+    @Test func positionsOnlyFixesPullingAwayFromAStandstillArriveNearTheWaypoint() throws {
+        let (arrivedAt, routes) = try positionsOnlyDriveToB(fixes: 30, accuracy: 5) { t in
+            let moving = max(0, t - 31)  // seconds since pulling away
+            return moving <= 8 ? 0.75 * moving * moving : 48 + 12 * (moving - 8)
+        }
+        let at = try #require(arrivedAt)
+        #expect(abs(at - 400) <= 30, "announced \(at - 400) m from B")
+        #expect(!routes.contains("offRoute"))
+    }
+
+    /// Positions only at 5 s fixes with 10 m accuracy (σ 8 m receivers): the vehicle drives up to a light 100 m short
+    /// of B, stands there a minute (the derived speed falls to 0), and pulls away at 2 m/s² through B (fixes 16 m
+    /// before it and 44 m past it). The progress filter predicted from its β-gain velocity and rejected the fixes
+    /// after the light as too far ahead (two in a row, the third believed): the estimate stood 100 m short while the
+    /// vehicle passed B, and B was announced at the second fix past it, 104 m late. On sparse fixes without a speed
+    /// the derived speed now stands in for the fix's and the gate allows for the acceleration it has not seen yet:
+    /// the first fix past B announces it. (With the fixes' speed the fix 16 m before B would: positions say too
+    /// little of the speed at the light for that.)
+    @Test func positionsOnlyFixesLeavingALightNearTheWaypointArriveAtTheFirstFixPastIt() throws {
+        // 12 m/s to the light at 300 m (25 s), a minute standing, then 2 m/s² up to 12 m/s.
+        let (arrivedAt, routes) = try positionsOnlyDriveToB(fixes: 40, accuracy: 10) { t in
+            let moving = max(0, t - 85)
+            return t <= 25 ? 12 * t : moving <= 6 ? 300 + moving * moving : 336 + 12 * (moving - 6)
+        }
+        let at = try #require(arrivedAt)
+        #expect(at >= 384 && at <= 444, "announced \(at - 400) m from B")
+        #expect(!routes.contains("offRoute"))
+    }
+
+    /// Guides from A to B with `fixes` positions-only fixes (no speed, no course) 5 s apart, the k-th at
+    /// `along(5 k)` metres on the street A → C. Returns the metres along at the fix that announced B, and the route
+    /// change reasons.
+    private func positionsOnlyDriveToB(fixes: Int, accuracy: Double, along: (Double) -> Double) throws
+        -> (arrivedAt: Double?, routes: [String])
+    {
+        let roads = try twoStops()
+        let nav = roads.navigator()
+        let path = roads.path("AC")
+        _ = nav.process(RawFix(coordinate: roads["A"], timestamp: t0, horizontalAccuracyMeters: accuracy))
+        _ = nav.setDestinations([NavigationWaypoint(coordinate: roads["B"], title: "B")], at: t0)
+        var arrivedAt: Double?
+        var routes: [String] = []
+        for k in 1...fixes {
+            let t = 5 * Double(k)
+            let meters = along(t)
+            let fix = RawFix(
+                coordinate: PolylineGeometry.point(along: path, offsetMeters: min(meters, 790))!,
+                timestamp: t0.addingTimeInterval(t), horizontalAccuracyMeters: accuracy)
+            let out = nav.process(fix)
+            routes += out.routeChanges.map { $0.reason.rawValue }
+            if arrivedAt == nil, !out.arrivals.isEmpty { arrivedAt = meters }
+        }
+        return (arrivedAt, routes)
+    }
+
     /// The fix 20 m before B (the next is 40 m past it) announces B: the nearest fix to it there will be.
     @Test func theFixNearestTheWaypointAnnouncesIt() throws {
         let (arrivals, routes) = try run(NavigatorConfiguration(), startOffset: 20)
