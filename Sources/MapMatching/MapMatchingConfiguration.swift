@@ -31,8 +31,16 @@ public struct MapMatchingConfiguration: Sendable, Hashable {
     /// (1 s / 5 s) with centre-line truth and kept Helsinki and Liechtenstein within 0.3 points, with lanes
     /// (traffic-like drives) too. 0 disables.
     public var halfLaneWidthMeters: Double = 1.6
-    /// At most this many roads (a two-way road counts once; both directions become candidates). Default 6.
-    public var maximumCandidateRoads: Int = 6
+    /// At most this many roads, the nearest (a two-way road counts once; both directions become candidates).
+    /// Default 8 (was 6): a city centre that OSM splits into ways of a few metres at every crossing, with cross
+    /// streets every few metres, puts 15–20 roads in the candidate radius (31.5 m at σ_z = 7 m), and a fix 10–20 m
+    /// off the road driven (σ_z 8 m per axis) often had six cross streets and stretches nearer than that road, so
+    /// that it had no candidate on it. SUMO drives, final answers at 1 s / 5 s fixes (BENCHMARKS.md "Map
+    /// matching", session 8): Helsinki 94.15 / 88.74 → 94.30 / 89.82 % on the true way, error p95 5.31 / 9.42 →
+    /// 4.98 / 8.78 m; Liechtenstein and Kouvola unchanged; Baltimore 99.25 / 98.92 → 99.13 / 98.68 % (mostly one
+    /// trace that starts standing at a junction, now matched onto the cross way). 10 gained a little more on
+    /// Helsinki (94.46 / 89.89 %) for about a quarter more instructions per fix there, 8 costs about a seventh.
+    public var maximumCandidateRoads: Int = 8
     /// Log-likelihood cost of a candidate on a road closed to the matched motor mode by its tags although a car
     /// could drive it (motor_vehicle=no, access=no or private, a pedestrian street: see
     /// `RoadGeometryIndex.closedRoadModes`), for driving, taxi and two-wheeler: delivery vehicles drive pedestrian
