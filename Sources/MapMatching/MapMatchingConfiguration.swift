@@ -68,6 +68,15 @@ public struct MapMatchingConfiguration: Sendable, Hashable {
     public var courseWeight: Double = 1.5
     /// The course is trusted only when the fix's speed is at least this (or unknown), m/s. Default 2.
     public var minimumSpeedForCourseMetersPerSecond: Double = 2
+    /// A fix that reports a course and a speed of at least this, as did the fix before it with a course within 45°, has
+    /// no candidate running against its course (more than 135° off it, e.g. the other direction of a two-way road)
+    /// while some candidate runs its way, m/s. At a receiver's course error of a few degrees such a state costs about
+    /// 2κ in log-likelihood (see `courseWeight`) and does not win, yet every state costs transitions and road searches:
+    /// with `maximumCandidateRoads` 8 this took the instructions per fix on Helsinki from 162 k back to 149 k (6
+    /// candidate roads without it: 142 k); SUMO: one more final fix right on Liechtenstein at 1 s, the rest within 0.1
+    /// point (BENCHMARKS.md "Map matching", session 8). A single course glitch keeps every candidate; a vehicle reversing
+    /// faster than this is coasted through like an outlier. Default 5. `.infinity` disables.
+    public var oppositeDirectionSpeedMetersPerSecond: Double = 5
     /// A standing vehicle (see `stationarySpeedMetersPerSecond`) is taken to point along the last trusted course
     /// for up to this long after it, seconds (a stop at a red light lasts up to two minutes). Default 180.
     /// 0 disables.

@@ -73,4 +73,50 @@ import TraceSimulation
             Double(wrong[0]) < 0.85 * Double(wrong[1]),
             "\(wrong[0]) with the default vs \(wrong[1]) with 6 candidate roads, of \(fixes) fixes")
     }
+
+    @Test func noStatesAgainstTheCourseOfAMovingVehicle() throws {
+        // Candidates running against a receiver's course at speed cost 2κ and do not win; leaving them out saves
+        // road searches (the states at the far end of each twin edge) and changes no answer here.
+        let f = try Self.denseCentre()
+        var off = MapMatchingConfiguration()
+        off.oppositeDirectionSpeedMetersPerSecond = .infinity
+        var searches = [0, 0], wrong = [0, 0]
+        for seed: UInt64 in 1...6 {
+            for interval in [1.0, 5.0] {
+                let drive = f.drive("Wabcdefgh" + "E", margin: 5) {
+                    $0.seed = seed
+                    $0.fixIntervalSeconds = interval
+                }
+                for (k, configuration) in [MapMatchingConfiguration(), off].enumerated() {
+                    let matcher = MapMatcher(index: f.index, configuration: configuration)
+                    var out: [SnappedLocation] = []
+                    for fix in drive.fixes { out.append(contentsOf: matcher.update(fix).finalized) }
+                    out.append(contentsOf: matcher.finish())
+                    searches[k] += matcher.roadSearchCount
+                    wrong[k] += zip(out, drive.truth).filter { $0.osmWayID != $1.osmWayID }.count
+                }
+            }
+        }
+        #expect(searches[0] < searches[1], "\(searches[0]) road searches vs \(searches[1]) with opposite states")
+        #expect(wrong[0] <= wrong[1] + 2, "\(wrong[0]) fixes off the way driven vs \(wrong[1]) with opposite states")
+    }
+
+    @Test func aCourseThatFlipsAtSpeedDoesNotTurnTheVehicleRound() throws {
+        // Two fixes whose course points the other way (a receiver glitch): the first keeps every candidate, since
+        // the fix before it pointed east, so the vehicle stays eastbound on Main (without that check both glitch
+        // fixes dropped their eastbound candidates and were reported westbound).
+        let f = try MatchingFixture(StandingVehicleTests.straightRoad, roads: [FixtureRoad(nodes: "AB", name: "Main")])
+        let length = f.index.length(of: f.edges["AB"]!)
+        var fixes: [LocationFix] = []
+        for k in 0..<40 {
+            let glitch = k == 20 || k == 21
+            fixes.append(fix(f.at("A", "B", (50 + 10 * Double(k)) / length), t: Double(k), speed: 10,
+                             course: glitch ? 270 : 90))
+        }
+        let out = matchAll(f, fixes)
+        #expect(out.count == fixes.count)
+        #expect(out.allSatisfy { $0.osmWayID == f.way("Main") })
+        #expect(out.allSatisfy { Geodesy.bearingDifferenceDegrees($0.courseDegrees, 90) < 10 },
+                "\(out.map { Int($0.courseDegrees) })")
+    }
 }
