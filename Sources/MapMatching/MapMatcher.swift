@@ -86,6 +86,8 @@ public final class MapMatcher {
     private var stationaryCount = 0
     /// The last trusted course (degrees) and its time: a standing vehicle keeps it.
     private var heldCourse: (degrees: Double, time: Double, weight: Double)?
+    /// The previous fix's course when it reported one at `oppositeDirectionSpeedMetersPerSecond` or more (degrees).
+    private var lastCourseAtSpeed: Double?
     /// For a fix without speed and course: the direction of the line through the recent positions, when they
     /// show the vehicle moving at least `minimumSpeedForCourseMetersPerSecond` (degrees).
     private var inferredCourse: Double?
@@ -283,6 +285,7 @@ public final class MapMatcher {
         stationaryCount = 0
         heldCourse = nil
         inferredCourse = nil
+        lastCourseAtSpeed = nil
         recentFixes.removeAll(keepingCapacity: true)
     }
 
@@ -377,7 +380,26 @@ public final class MapMatcher {
         // The raw fix relative to the observed point (they differ while a standing vehicle's mean is observed).
         let projection = LocalProjection(origin: observed)
         let raw = observed == fix.coordinate ? (x: 0.0, y: 0.0) : projection.project(fix.coordinate)
+        // A receiver's course at speed rules out the opposite direction (`oppositeDirectionSpeedMetersPerSecond`),
+        // as long as some candidate runs the fix's way.
+        // Only when the fix before at speed pointed the same way (within 45°): a single course glitch must not take
+        // the vehicle's own direction away.
+        var skipsOpposite = false
+        let lastCourse = lastCourseAtSpeed
+        lastCourseAtSpeed = nil
+        if let c = fix.validCourse, let v = fix.validSpeed, v >= configuration.oppositeDirectionSpeedMetersPerSecond {
+            lastCourseAtSpeed = c
+            if let last = lastCourse, Geodesy.bearingDifferenceDegrees(c, last) <= 45 {
+                skipsOpposite = candidateBuffer.contains {
+                    Geodesy.bearingDifferenceDegrees(c, index.bearing(on: $0.edge, at: $0.offset)) <= Self.oppositeDegrees
+                }
+            }
+        }
         for c in candidateBuffer {
+            if skipsOpposite, let c0 = fix.validCourse,
+               Geodesy.bearingDifferenceDegrees(c0, index.bearing(on: c.edge, at: c.offset)) > Self.oppositeDegrees {
+                continue
+            }
             let highwayClass = index.graph.highwayClass(of: c.edge)
             // Vehicles drive in lanes, not on the drawn centre line: on wide roads the distance that counts is
             // the distance beyond the lanes (see `laneToleranceMeters`).
@@ -416,6 +438,10 @@ public final class MapMatcher {
             step.states.append(state)
         }
     }
+
+    /// A candidate more than this far from the fix's course runs against it (`oppositeDirectionSpeedMetersPerSecond`),
+    /// degrees.
+    static let oppositeDegrees = 135.0
 
     private func startStep(_ step: LatticeStep) {
         // Drop coasting states a failed link may have added.

@@ -31,8 +31,16 @@ public struct MapMatchingConfiguration: Sendable, Hashable {
     /// (1 s / 5 s) with centre-line truth and kept Helsinki and Liechtenstein within 0.3 points, with lanes
     /// (traffic-like drives) too. 0 disables.
     public var halfLaneWidthMeters: Double = 1.6
-    /// At most this many roads (a two-way road counts once; both directions become candidates). Default 6.
-    public var maximumCandidateRoads: Int = 6
+    /// At most this many roads, the nearest (a two-way road counts once; both directions become candidates).
+    /// Default 8 (was 6): a city centre that OSM splits into ways of a few metres at every crossing, with cross
+    /// streets every few metres, puts 15–20 roads in the candidate radius (31.5 m at σ_z = 7 m), and a fix 10–20 m
+    /// off the road driven (σ_z 8 m per axis) often had six cross streets and stretches nearer than that road, so
+    /// that it had no candidate on it. SUMO drives, final answers at 1 s / 5 s fixes (BENCHMARKS.md "Map
+    /// matching", session 8): Helsinki 94.15 / 88.74 → 94.30 / 89.82 % on the true way, error p95 5.31 / 9.42 →
+    /// 4.98 / 8.78 m; Liechtenstein and Kouvola unchanged; Baltimore 99.25 / 98.92 → 99.13 / 98.68 % (mostly one
+    /// trace that starts standing at a junction, now matched onto the cross way). 10 gained a little more on
+    /// Helsinki (94.46 / 89.89 %) for about a quarter more instructions per fix there, 8 costs about a seventh.
+    public var maximumCandidateRoads: Int = 8
     /// Log-likelihood cost of a candidate on a road closed to the matched motor mode by its tags although a car
     /// could drive it (motor_vehicle=no, access=no or private, a pedestrian street: see
     /// `RoadGeometryIndex.closedRoadModes`), for driving, taxi and two-wheeler: delivery vehicles drive pedestrian
@@ -60,6 +68,15 @@ public struct MapMatchingConfiguration: Sendable, Hashable {
     public var courseWeight: Double = 1.5
     /// The course is trusted only when the fix's speed is at least this (or unknown), m/s. Default 2.
     public var minimumSpeedForCourseMetersPerSecond: Double = 2
+    /// A fix that reports a course and a speed of at least this, as did the fix before it with a course within 45°, has
+    /// no candidate running against its course (more than 135° off it, e.g. the other direction of a two-way road)
+    /// while some candidate runs its way, m/s. At a receiver's course error of a few degrees such a state costs about
+    /// 2κ in log-likelihood (see `courseWeight`) and does not win, yet every state costs transitions and road searches:
+    /// with `maximumCandidateRoads` 8 this took the instructions per fix on Helsinki from 162 k back to 149 k (6
+    /// candidate roads without it: 142 k); SUMO: one more final fix right on Liechtenstein at 1 s, the rest within 0.1
+    /// point (BENCHMARKS.md "Map matching", session 8). A single course glitch keeps every candidate; a vehicle reversing
+    /// faster than this is coasted through like an outlier. Default 5. `.infinity` disables.
+    public var oppositeDirectionSpeedMetersPerSecond: Double = 5
     /// A standing vehicle (see `stationarySpeedMetersPerSecond`) is taken to point along the last trusted course
     /// for up to this long after it, seconds (a stop at a red light lasts up to two minutes). Default 180.
     /// 0 disables.

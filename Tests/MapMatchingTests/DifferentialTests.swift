@@ -290,6 +290,7 @@ struct OfflineViterbiReference {
         c.pruneMargin = .infinity
         c.maximumCoastedFixes = 0
         c.restartPenalty = .infinity
+        c.oppositeDirectionSpeedMetersPerSecond = .infinity  // the reference keeps every candidate
         if let lag {
             c.lagFixes = lag
             c.lagSeconds = 0
