@@ -35,6 +35,11 @@ public struct ActiveLeg: Sendable {
     /// How far the vehicle may be beyond `progressMeters` unseen, metres: 0 while fixes come every second, growing
     /// with the time since the last accepted position (a tunnel, sparse fixes). Windowed searches widen by it.
     public internal(set) var progressSlackMeters: Double = 0
+    /// How far the vehicle may be short of `progressMeters`, metres: 0 when the fix carries its own speed (the hint
+    /// advances at it), else how far the hint was carried past the last accepted position on the filter's speed
+    /// alone (a vehicle that braked to a stop unseen by any speed field is still there). Windowed searches reach
+    /// back by it, so that the hint running ahead of a standing vehicle does not lose it.
+    public internal(set) var progressSlackBehindMeters: Double = 0
 
     public var lengthMeters: Double { cumulativeMeters.last ?? 0 }
 
@@ -156,9 +161,9 @@ public struct ActiveLeg: Sendable {
         _ coordinate: Coordinate, courseDegrees: Double?, behindMeters: Double, aheadMeters: Double
     ) -> RouteMatch? {
         project(
-            coordinate, fromMeters: progressMeters - behindMeters,
+            coordinate, fromMeters: progressMeters - behindMeters - progressSlackBehindMeters,
             toMeters: progressMeters + aheadMeters + progressSlackMeters, near: progressMeters,
-            nearToleranceMeters: 50 + progressSlackMeters, courseDegrees: courseDegrees)
+            nearToleranceMeters: 50 + progressSlackMeters + progressSlackBehindMeters, courseDegrees: courseDegrees)
     }
 
     /// Whether `course` agrees (within `toleranceDegrees`) with the direction of any segment of the leg overlapping

@@ -274,6 +274,10 @@ public final class NavigatorCore {
             // The search window's hint carries the filter's own speed only: a hint ahead of the vehicle loses it
             // (the window reaches less far behind than ahead), and each fix off the leg then carries it farther.
             p.route.progressMeters = predictedAlong(p, at: time)
+            // Without the fix's own speed nothing tells the filter the vehicle stopped: the window reaches back to
+            // the last accepted position (see `ActiveLeg.progressSlackBehindMeters`).
+            p.route.progressSlackBehindMeters =
+                fix.speedMetersPerSecond == nil ? max(0, p.route.progressMeters - p.along) : 0
             let unseen = time.timeIntervalSince(p.updatedAt) - configuration.progressSlackAfterSeconds
             p.route.progressSlackMeters = max(0, unseen) * configuration.progressSlackSpeedMetersPerSecond
             progress = p

@@ -107,3 +107,34 @@ private func routeAndArrival(_ events: [NavigationEvent]) -> [String] {
         #expect(onRoute.filter { !$0 }.count == 4)
     }
 }
+
+/// Receivers that report positions only (no speed, no course).
+@Suite struct PositionsOnlyOffRouteTests {
+    /// Positions only at 5 s fixes with 10 m accuracy on an 800 m street (a vertex every 50 m, as on mapped roads):
+    /// the vehicle drives at 20 m/s, brakes at 4 m/s² from 250 m and stands at 300 m (a queue) for two minutes; the
+    /// first standing fix lies 35 m to the side (an outlier). Nothing tells the progress filter of the stop, so the
+    /// hint for the search window ran on at 20 m/s past the last accepted position, and the window reaches only 60 m
+    /// behind it: after the outlier the standing vehicle fell out of the window, its fixes measured ever farther from
+    /// the leg (the window's first metres), and three of them rerouted it (SUMO Baltimore at 5 s without speed and
+    /// course: half the 30 false reroutes). Without the fix's speed the window reaches back to the last accepted
+    /// position.
+    @Test func aVehicleStoppingHardIsNotTakenOffRoute() throws {
+        let roads = try DrawnRoads("ABCDEFGHIJKLMNOPQ", gridMeters: 50, ways: [.init("ABCDEFGHIJKLMNOPQ")])
+        let nav = roads.navigator()
+        let path = roads.path("ABCDEFGHIJKLMNOPQ")
+        _ = nav.process(RawFix(coordinate: roads["A"], timestamp: t0, horizontalAccuracyMeters: 10))
+        var events = nav.setDestinations([NavigationWaypoint(coordinate: roads["Q"], title: "Q")], at: t0).events
+        for k in 1...30 {
+            let t = 5 * Double(k)
+            let braking = min(5, max(0, t - 12.5))
+            let meters = t <= 12.5 ? 20 * t : 250 + 20 * braking - 2 * braking * braking
+            let onStreet = PolylineGeometry.point(along: path, offsetMeters: meters)!
+            let fix = RawFix(
+                coordinate: Geodesy.destination(from: onStreet, bearingDegrees: 0, distanceMeters: k == 4 ? 35 : 0),
+                timestamp: t0.addingTimeInterval(t), horizontalAccuracyMeters: 10)
+            events += nav.process(fix)
+        }
+        let reasons = events.routeChanges.map(\.reason.rawValue)
+        #expect(!reasons.contains("offRoute"), "\(reasons)")
+    }
+}
