@@ -28,7 +28,7 @@ import re
 import xml.etree.ElementTree as ET
 
 from evaluate import load_jsonl
-from wrong_fixes import provisional_answers
+from wrong_fixes import answers
 
 EDGE_WINDOW = 40  # 1 s samples searched for the projection of a node on the truth's track
 
@@ -142,10 +142,7 @@ def classify(workroot, m, interval, kind, edges, nodes, listing):
         d = os.path.join(trace_dir, probe)
         track = load_jsonl(os.path.join(d, "truth.jsonl"))
         truth = [t for t in track if t["sampleIndex"] % interval == 0]
-        if kind == "final":
-            outs = load_jsonl(os.path.join(d, "match-%ds.jsonl" % interval))
-        else:
-            outs = provisional_answers(os.path.join(d, "replay-%ds.jsonl" % interval), truth)
+        outs = answers(d, interval, kind, truth)
         runs, bounds, info = way_runs(track, edges, nodes)
         t0, t1 = truth[0]["timestamp"], truth[-1]["timestamp"]
         run_of_wrong = None

@@ -34,6 +34,14 @@ def provisional_answers(path, truth):
     return [snapped.get(round(t["timestamp"], 3), {"matched": False}) for t in truth]
 
 
+def answers(trace_dir, interval, kind, truth):
+    """EdgeNav's answers for one probe's fixes at `interval` s: `match`'s final ones, or the navigator's provisional
+    ones from its replay."""
+    if kind == "final":
+        return load_jsonl(os.path.join(trace_dir, "match-%ds.jsonl" % interval))
+    return provisional_answers(os.path.join(trace_dir, "replay-%ds.jsonl" % interval), truth)
+
+
 def along_error(truth_all, sample, out):
     """Odometer of the output's projection on the truth's track minus the truth's odometer, metres."""
     ky = 111195.0
@@ -60,10 +68,7 @@ def classify(trace_dir, probes, interval, kind):
         d = os.path.join(trace_dir, probe)
         truth_all = load_jsonl(os.path.join(d, "truth.jsonl"))
         truth = [t for t in truth_all if t["sampleIndex"] % interval == 0]
-        if kind == "final":
-            outs = load_jsonl(os.path.join(d, "match-%ds.jsonl" % interval))
-        else:
-            outs = provisional_answers(os.path.join(d, "replay-%ds.jsonl" % interval), truth)
+        outs = answers(d, interval, kind, truth)
         ways = []
         for t in truth_all:
             if not t["junction"] and (not ways or ways[-1] != t["osmWayId"]):

@@ -29,7 +29,7 @@ enum MapCommand {
                     context.print(summary.description)
                     return ExitStatus.success
                 } catch let error as OSMImportError {
-                    throw CommandFailure("cannot import \(input): \(error.message) [\(error.code.rawValue)]")
+                    throw CommandFailure(importing: input, error)
                 }
             })
         let infoCommand = Command(

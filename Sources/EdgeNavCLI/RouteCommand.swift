@@ -167,7 +167,7 @@ enum MapFile {
             do {
                 return try GraphImporter.buildGraph(input: URL(fileURLWithPath: path)).graph
             } catch let importError as OSMImportError {
-                throw CommandFailure("cannot import \(path): \(importError.message) [\(importError.code.rawValue)]")
+                throw CommandFailure(importing: path, importError)
             }
         } catch {
             throw CommandFailure("cannot use \(path) as a road graph: \(error) (make one with 'edgenav map import')")
@@ -185,6 +185,11 @@ enum MapFile {
 struct CommandFailure: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
+
+    /// An OSM extract that could not be imported.
+    init(importing path: String, _ error: OSMImportError) {
+        self.init("cannot import \(path): \(error.message) [\(error.code.rawValue)]")
+    }
 }
 
 /// JSON for `edgenav route`: requests in, results out.

@@ -384,22 +384,20 @@ public final class MapMatcher {
         // as long as some candidate runs the fix's way.
         // Only when the fix before at speed pointed the same way (within 45°): a single course glitch must not take
         // the vehicle's own direction away.
-        var skipsOpposite = false
+        // `steadyCourse`: the course candidates must not run against (nil: none is left out).
+        var steadyCourse: Double?
         let lastCourse = lastCourseAtSpeed
         lastCourseAtSpeed = nil
         if let c = fix.validCourse, let v = fix.validSpeed, v >= configuration.oppositeDirectionSpeedMetersPerSecond {
             lastCourseAtSpeed = c
-            if let last = lastCourse, Geodesy.bearingDifferenceDegrees(c, last) <= 45 {
-                skipsOpposite = candidateBuffer.contains {
-                    Geodesy.bearingDifferenceDegrees(c, index.bearing(on: $0.edge, at: $0.offset)) <= Self.oppositeDegrees
-                }
+            if let last = lastCourse, Geodesy.bearingDifferenceDegrees(c, last) <= 45,
+               candidateBuffer.contains(where: { !runsAgainst(c, $0) })
+            {
+                steadyCourse = c
             }
         }
         for c in candidateBuffer {
-            if skipsOpposite, let c0 = fix.validCourse,
-               Geodesy.bearingDifferenceDegrees(c0, index.bearing(on: c.edge, at: c.offset)) > Self.oppositeDegrees {
-                continue
-            }
+            if let steadyCourse, runsAgainst(steadyCourse, c) { continue }
             let highwayClass = index.graph.highwayClass(of: c.edge)
             // Vehicles drive in lanes, not on the drawn centre line: on wide roads the distance that counts is
             // the distance beyond the lanes (see `laneToleranceMeters`).
@@ -442,6 +440,11 @@ public final class MapMatcher {
     /// A candidate more than this far from the fix's course runs against it (`oppositeDirectionSpeedMetersPerSecond`),
     /// degrees.
     static let oppositeDegrees = 135.0
+
+    /// Whether candidate `c`'s road runs more than `oppositeDegrees` from `course` where it lies.
+    private func runsAgainst(_ course: Double, _ c: RoadCandidate) -> Bool {
+        Geodesy.bearingDifferenceDegrees(course, index.bearing(on: c.edge, at: c.offset)) > Self.oppositeDegrees
+    }
 
     private func startStep(_ step: LatticeStep) {
         // Drop coasting states a failed link may have added.

@@ -735,11 +735,13 @@ public final class NavigatorCore {
     /// `unknownSpeedAccelerationMetersPerSecondSquared` × the interval.
     private func isPositionJump(_ fix: RawFix, previous: RawFix?, seconds: Double?, slackMeters: Double? = nil) -> Bool {
         guard let previous, let seconds, seconds > 0 else { return false }
-        let reported = [fix.speedMetersPerSecond, previous.speedMetersPerSecond].compactMap { $0 }.filter { $0 >= 0 }
+        // A negative speed is no speed (-1 is "invalid" in the SDK's convention).
+        let reported = max(fix.speedMetersPerSecond ?? -1, previous.speedMetersPerSecond ?? -1)
         let speed =
-            reported.max()
-            ?? (seconds >= configuration.sparseFixSeconds
-                ? max(0, ownSpeed ?? 0) + configuration.unknownSpeedAccelerationMetersPerSecondSquared * seconds : 0)
+            reported >= 0
+            ? reported
+            : seconds >= configuration.sparseFixSeconds
+                ? max(0, ownSpeed ?? 0) + configuration.unknownSpeedAccelerationMetersPerSecondSquared * seconds : 0
         let plausible = 1.5 * speed * seconds + (slackMeters ?? configuration.positionJumpSlackMeters)
         return Geodesy.distanceMeters(fix.coordinate, previous.coordinate) > plausible
     }

@@ -226,11 +226,8 @@ public final class Router {
         if let heading = waypoint.preferredHeadingDegrees {
             // Nearest directed edge (or its twin) whose direction at the snapped point matches the heading.
             for snap in snaps {
-                for option in bothDirections(of: snap, model) {
-                    let bearing = EdgeShape(graph: graph, edge: option.edge).bearingDegrees(at: option.fraction)
-                    if Geodesy.bearingDifferenceDegrees(bearing, heading) <= configuration.headingToleranceDegrees {
-                        return ([option], nearest.distanceMeters)
-                    }
+                if let option = bothDirections(of: snap, model).first(where: { agrees($0, heading: heading) }) {
+                    return ([option], nearest.distanceMeters)
                 }
             }
             // A preference, not a requirement: fall through to the nearest road.
@@ -293,15 +290,16 @@ public final class Router {
         if let heading = waypoint.preferredHeadingDegrees {
             // The vehicle's direction along the nearest closed road, when it has one there.
             for snap in snaps where snap.distanceMeters <= nearest.distanceMeters + configuration.destinationTieMeters {
-                for option in directions(snap) {
-                    let bearing = EdgeShape(graph: graph, edge: option.edge).bearingDegrees(at: option.fraction)
-                    if Geodesy.bearingDifferenceDegrees(bearing, heading) <= configuration.headingToleranceDegrees {
-                        return [option]
-                    }
-                }
+                if let option = directions(snap).first(where: { agrees($0, heading: heading) }) { return [option] }
             }
         }
         return directions(nearest)
+    }
+
+    /// Whether the direction of `option`'s edge at its position is within `headingToleranceDegrees` of `heading`.
+    private func agrees(_ option: PathEndpoint, heading: Double) -> Bool {
+        let bearing = EdgeShape(graph: graph, edge: option.edge).bearingDegrees(at: option.fraction)
+        return Geodesy.bearingDifferenceDegrees(bearing, heading) <= configuration.headingToleranceDegrees
     }
 
     /// The snapped position on the snapped edge, then on its twin when the mode may use it.
@@ -398,28 +396,25 @@ public final class Router {
         guard sources.contains(where: { !model.isUsable($0.edge) }) || targets.contains(where: { !model.isUsable($0.edge) })
         else { return shortestPath(search, algorithm, sources, targets, model) }
         // Search endpoints: open ones as they are, closed ones replaced by the ends of their stretches.
-        var searchSources: [(endpoint: PathEndpoint, stretch: [EdgeID], owner: Int)] = []
-        var searchTargets: [(endpoint: PathEndpoint, stretch: [EdgeID], owner: Int)] = []
-        var departures: [(owner: Int, labels: [EdgeID: ClosedRoadStretch.Label])] = []
-        var arrivals: [(owner: Int, labels: [EdgeID: ClosedRoadStretch.Label])] = []
-        for (owner, source) in sources.enumerated() {
-            guard !model.isUsable(source.edge) else {
-                searchSources.append((source, [], owner))
-                continue
+        func expand(_ endpoints: [PathEndpoint], departing: Bool)
+            -> (search: [(endpoint: PathEndpoint, stretch: [EdgeID], owner: Int)],
+                explored: [(owner: Int, labels: [EdgeID: ClosedRoadStretch.Label])])
+        {
+            var search: [(endpoint: PathEndpoint, stretch: [EdgeID], owner: Int)] = []
+            var explored: [(owner: Int, labels: [EdgeID: ClosedRoadStretch.Label])] = []
+            for (owner, endpoint) in endpoints.enumerated() {
+                guard !model.isUsable(endpoint.edge) else {
+                    search.append((endpoint, [], owner))
+                    continue
+                }
+                let labels = closed.explore(from: endpoint, departing: departing)
+                explored.append((owner, labels))
+                search += closed.junctions(labels, departing: departing).map { ($0.endpoint, $0.edges, owner) }
             }
-            let labels = closed.explore(from: source, departing: true)
-            departures.append((owner, labels))
-            searchSources += closed.junctions(labels, departing: true).map { ($0.endpoint, $0.edges, owner) }
+            return (search, explored)
         }
-        for (owner, target) in targets.enumerated() {
-            guard !model.isUsable(target.edge) else {
-                searchTargets.append((target, [], owner))
-                continue
-            }
-            let labels = closed.explore(from: target, departing: false)
-            arrivals.append((owner, labels))
-            searchTargets += closed.junctions(labels, departing: false).map { ($0.endpoint, $0.edges, owner) }
-        }
+        let (searchSources, departures) = expand(sources, departing: true)
+        let (searchTargets, arrivals) = expand(targets, departing: false)
         var best: EdgePath?
         if !searchSources.isEmpty && !searchTargets.isEmpty,
             let path = shortestPath(search, algorithm, searchSources.map(\.endpoint), searchTargets.map(\.endpoint), model)
