@@ -268,7 +268,8 @@ struct PayloadObject {
         }
     }
 
-    /// ISO 8601 text or seconds since 1970.
+    /// ISO 8601 text (see `ISO8601Timestamp.date(from:)`) or seconds since 1970, as a number or a numeric string;
+    /// a value of 1e11 or more is milliseconds (seconds stay below that until the year 5138).
     func timestamp(_ key: String) throws(AgentInputError) -> Date? {
         let parsed: Date?
         switch field(key) {
@@ -278,17 +279,26 @@ struct PayloadObject {
             // Parsed from the payload's bytes: no String for the common case.
             parsed = flat.withBytes(range) { ISO8601Timestamp.date(utf8: $0) }
         default:
-            guard let seconds = try double(key) else { return nil }
-            guard seconds > 0, seconds < 32_503_680_000 else {
-                throw AgentInputError(.outOfRange, "\(path)\(key) \(seconds) is not seconds since 1970")
-            }
-            return Date(timeIntervalSince1970: seconds)
+            guard let number = try double(key) else { return nil }
+            return try Self.epochDate(number, field: "\(path)\(key)")
         }
         guard let parsed else {
             let text = self.text(key) ?? ""
-            throw AgentInputError(.invalidField, "\(path)\(key) '\(text.prefix(40))' is not an ISO 8601 timestamp")
+            if let number = Double(text.trimmingCharacters(in: .whitespaces)), number.isFinite {
+                return try Self.epochDate(number, field: "\(path)\(key)")
+            }
+            throw AgentInputError(.invalidField, "\(path)\(key) '\(text.prefix(40))' is neither an ISO 8601 timestamp "
+                                  + "nor seconds since 1970")
         }
         return parsed
+    }
+
+    private static func epochDate(_ number: Double, field: String) throws(AgentInputError) -> Date {
+        let seconds = abs(number) >= 1e11 ? number / 1000 : number
+        guard seconds >= 0, seconds < 32_503_680_000 else {
+            throw AgentInputError(.outOfRange, "\(field) \(number) is not seconds (or milliseconds) since 1970")
+        }
+        return Date(timeIntervalSince1970: seconds)
     }
 
     func coordinate(latitude: String = "lat", longitude: String = "lon") throws(AgentInputError) -> Coordinate {

@@ -144,7 +144,9 @@ public enum ISO8601Timestamp {
         return era * 146_097 + dayOfEra - 719_468
     }
 
-    /// Parses `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM|±HHMM)`; nil for anything else (a zone is required).
+    /// Parses `YYYY-MM-DD(T| )HH:MM:SS[.fraction][Z|±HH:MM|±HHMM]`; nil for anything else. A time without a zone is
+    /// taken as UTC (recorders and exporters often leave it out; a fix in local time then shows up as stale or
+    /// future-dated, with its age in the error, instead of being refused for its format).
     public static func date(from text: String) -> Date? {
         var text = text
         return text.withUTF8 { date(utf8: $0) }
@@ -161,7 +163,7 @@ public enum ISO8601Timestamp {
             }
             return v
         }
-        guard b.count >= 20, let year = digits(0, 4), b[4] == 45, let month = digits(5, 2), b[7] == 45,
+        guard b.count >= 19, let year = digits(0, 4), b[4] == 45, let month = digits(5, 2), b[7] == 45,
               let day = digits(8, 2), b[10] == 84 || b[10] == 116 || b[10] == 32, let hour = digits(11, 2), b[13] == 58,
               let minute = digits(14, 2), b[16] == 58, let second = digits(17, 2),
               (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
@@ -179,9 +181,10 @@ public enum ISO8601Timestamp {
             }
             guard i > start else { return nil }
         }
-        guard i < b.count else { return nil }
         var offsetSeconds: Int64 = 0
-        if b[i] == 90 || b[i] == 122 {
+        if i == b.count {
+            // No zone: UTC.
+        } else if b[i] == 90 || b[i] == 122 {
             i += 1
         } else if b[i] == 43 || b[i] == 45 {
             let sign: Int64 = b[i] == 45 ? -1 : 1

@@ -21,7 +21,9 @@ enum MatchCommand {
         summary: "Snap raw GPS fixes (JSON lines on stdin) to the road graph; one JSON line out per line in.",
         discussion: """
             Input, one fix per line: {"lat":60.17,"lon":24.94,"timestamp":1700000000.5,"speed":12.1,"course":87,
-            "horizontalAccuracy":5,"altitude":12}; timestamp in seconds since 1970 or ISO 8601; the rest optional.
+            "horizontalAccuracy":5,"altitude":12}; timestamp in seconds since 1970 (milliseconds recognised by
+            size; a number in a string too) or ISO 8601 ("T" or a space before the time; without a zone, UTC);
+            the rest optional.
             Output, one line per input line, in order: lat, lon, timestamp, osmWayId, roadName, course, speed,
             speedLimitKph, matched (and altitude, horizontalAccuracy, source, onRoute, routeDistanceMeters,
             closedRoad: true when the fix was put on a road closed to the mode by its tags, e.g. a pedestrian

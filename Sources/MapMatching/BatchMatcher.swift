@@ -69,7 +69,7 @@ public struct MatchingJSONError: Error, Hashable, Sendable, CustomStringConverti
 ///
 /// Input: `{"lat": 60.17, "lon": 24.94, "timestamp": 1700000000.5, "speed": 12.1, "course": 87,
 /// "horizontalAccuracy": 5, "altitude": 12}` — `timestamp` in seconds since 1970 (milliseconds are recognised
-/// by size) or an ISO-8601 string;
+/// by size, also when written as a string) or an ISO-8601 string (`T` or a space before the time; no zone = UTC);
 /// `speed` m/s, `course` degrees from north, `horizontalAccuracy` and `altitude` metres are optional (negative
 /// speed/course/accuracy mean unknown, as in `CLLocation`).
 ///
@@ -119,18 +119,38 @@ public enum MatchingJSON {
             // until the year 5138.
             timestamp = abs(t) >= 1e11 ? t / 1000 : t
         case .text(let text)?:
-            let formatter = ISO8601DateFormatter()
-            formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-            guard let date = formatter.date(from: text) ?? ISO8601DateFormatter().date(from: text) else {
-                throw MatchingJSONError(code: "match.invalid_value", message: "timestamp \(text) is not ISO-8601")
+            if let seconds = Double(text.trimmingCharacters(in: .whitespaces)), seconds.isFinite {
+                // Epoch seconds (or milliseconds) written as a string, as some exporters do.
+                timestamp = abs(seconds) >= 1e11 ? seconds / 1000 : seconds
+            } else if let date = isoDate(text) {
+                timestamp = date.timeIntervalSince1970
+            } else {
+                throw MatchingJSONError(code: "match.invalid_value", message: "timestamp \(text) is neither ISO-8601 "
+                                        + "(2026-11-30T08:00:00.5Z) nor seconds since 1970")
             }
-            timestamp = date.timeIntervalSince1970
         default:
             throw MatchingJSONError(code: "match.missing_field", message: "timestamp")
         }
         return LocationFix(coordinate: coordinate, timestamp: timestamp, altitudeMeters: raw.altitude,
                            speedMetersPerSecond: raw.speed, courseDegrees: raw.course,
                            horizontalAccuracyMeters: raw.horizontalAccuracy)
+    }
+
+    /// An ISO-8601 date and time as recorded traces write them: `T` or a space between date and time, fractional
+    /// seconds optional, and a time without a zone taken as UTC (`match` uses only the differences between fixes,
+    /// so a trace recorded in local time matches the same).
+    static func isoDate(_ text: String) -> Date? {
+        var normalized = Array(text.trimmingCharacters(in: .whitespaces).utf8)
+        guard normalized.count >= 19 else { return nil }
+        if normalized[10] == UInt8(ascii: " ") { normalized[10] = UInt8(ascii: "T") }
+        // A zone is `Z` or a sign after the time of day (the date's own hyphens come before index 19).
+        let hasZone = normalized[19...].contains { $0 == UInt8(ascii: "Z") || $0 == UInt8(ascii: "z") || $0 == UInt8(ascii: "+")
+            || $0 == UInt8(ascii: "-") }
+        if !hasZone { normalized.append(UInt8(ascii: "Z")) }
+        let candidate = String(decoding: normalized, as: UTF8.self)
+        let withFraction = ISO8601DateFormatter()
+        withFraction.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return withFraction.date(from: candidate) ?? ISO8601DateFormatter().date(from: candidate)
     }
 
     /// One JSON object on one line (no trailing newline). Keys in a fixed order.

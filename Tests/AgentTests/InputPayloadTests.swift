@@ -88,6 +88,19 @@ private func code(_ body: () throws -> Void) -> AgentInputError.Code? {
         #expect(fix.speedMetersPerSecond == nil && fix.courseDegrees == nil)
     }
 
+    /// Recorders and exporters write the time in more ways than one; each means the same instant here.
+    @Test(arguments: [
+        #""2026-11-30T08:15:02.250Z""#, #""2026-11-30 08:15:02.250""#, #""2026-11-30T08:15:02.250""#,
+        "1796026502.25", #""1796026502.25""#, "1796026502250", #""1796026502250""#,
+    ])
+    func nativeTimestampWrittenAnyCommonWay(timestamp: String) throws {
+        for scanning in [true, false] {
+            let fix = try LocationPayload.decode(bytes(#"{"lat":60,"lon":24,"timestamp":\#(timestamp)}"#),
+                                                 limits: InputLimits(), scanning: scanning).fix
+            #expect(fix.timestamp.timeIntervalSince1970 == 1_796_026_502.25)
+        }
+    }
+
     @Test func ownTracksConvertsKilometresPerHour() throws {
         let (fix, format) = try LocationPayload.decode(bytes("""
             {"_type":"location","lat":60.2,"lon":24.9,"tst":1780000000,"vel":36,"cog":180,"acc":8,"alt":20,"tid":"al"}
@@ -115,6 +128,9 @@ private func code(_ body: () throws -> Void) -> AgentInputError.Code? {
         (#"{"lat":90.5,"lon":24,"timestamp":1780000000}"#, .outOfRange),
         (#"{"lat":60,"lon":24}"#, .missingField),
         (#"{"lat":60,"lon":24,"timestamp":"yesterday"}"#, .invalidField),
+        (#"{"lat":60,"lon":24,"timestamp":"2026-11-30"}"#, .invalidField),
+        (#"{"lat":60,"lon":24,"timestamp":-5}"#, .outOfRange),
+        (#"{"lat":60,"lon":24,"timestamp":"1e300"}"#, .outOfRange),
         (#"{"lat":60,"lon":24,"timestamp":1780000000,"speed":500}"#, .outOfRange),
         (#"{"lat":true,"lon":24,"timestamp":1780000000}"#, .invalidField),
         ("not json", .invalidJSON),
@@ -187,13 +203,15 @@ private func code(_ body: () throws -> Void) -> AgentInputError.Code? {
         ("2026-11-30T08:15:02Z", 1_796_026_502.0),
         ("2026-11-30T03:15:02-0500", 1_796_026_502.0),
         ("1970-01-01T00:00:00Z", 0),
+        ("2026-11-30T08:15:02", 1_796_026_502.0),  // no zone: UTC
+        ("2026-11-30 08:15:02.5", 1_796_026_502.5),
     ])
     func parsesISO8601(text: String, seconds: Double) throws {
         let date = try #require(ISO8601Timestamp.date(from: text))
         #expect(abs(date.timeIntervalSince1970 - seconds) < 1e-6)
     }
 
-    @Test(arguments: ["2026-11-30T08:15:02", "2026-13-30T08:15:02Z", "2026-11-30 08:15Z", "", "2026-11-30T08:15:02.Z"])
+    @Test(arguments: ["2026-11-30T08:15", "2026-13-30T08:15:02Z", "2026-11-30 08:15Z", "", "2026-11-30T08:15:02.Z"])
     func refusesWhatIsNotAFullTimestamp(text: String) {
         #expect(ISO8601Timestamp.date(from: text) == nil)
     }

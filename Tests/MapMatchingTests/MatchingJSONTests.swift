@@ -29,6 +29,23 @@ import Testing
         #expect(code(#"{"lat": 91, "lon": 2, "timestamp": 3}"#) == "match.invalid_value")
         #expect(code(#"{"lat": "x", "lon": 2, "timestamp": 3}"#) == "match.invalid_value")
         #expect(code(#"{"lat": 1, "lon": 2, "timestamp": "yesterday"}"#) == "match.invalid_value")
+        #expect(code(#"{"lat": 1, "lon": 2, "timestamp": "2023-11-14"}"#) == "match.invalid_value")
+        #expect(code(#"{"lat": 1, "lon": 2, "timestamp": "2023-13-14 22:13:20"}"#) == "match.invalid_value")
+    }
+
+    /// Recorded traces write times in many ways; `match` uses only the differences between fixes.
+    @Test func acceptsTheTimestampsRecordedTracesWrite() throws {
+        func time(_ value: String) throws -> Double {
+            try MatchingJSON.decodeFix(#"{"lat": 1, "lon": 2, "timestamp": \#(value)}"#).timestamp
+        }
+        #expect(try time(#""2023-11-14 22:13:20""#) == 1_700_000_000)
+        #expect(try time(#""2023-11-14T22:13:20""#) == 1_700_000_000)
+        #expect(try time(#""2023-11-14 22:13:20.250""#) == 1_700_000_000.25)
+        #expect(try time(#""2023-11-15T00:13:20+02:00""#) == 1_700_000_000)
+        #expect(try time(#""2023-11-14T21:13:20-01:00""#) == 1_700_000_000)
+        #expect(try time(#""1700000000.5""#) == 1_700_000_000.5)
+        #expect(try time(#""1700000000500""#) == 1_700_000_000.5)
+        #expect(try time("0") == 0)
     }
 
     @Test func encodesSnappedLocationsWithTheCLIFields() throws {
