@@ -117,7 +117,7 @@ public final class MapMatcher {
         var provisionalModel = smootherModel
         provisionalModel.jerk = 0
         provisionalSmootherModel = provisionalModel
-        scratch = CandidateScratch(edgeCount: index.graph.edgeCount)
+        scratch = CandidateScratch()
         candidateBuffer.reserveCapacity(32)
     }
 

@@ -275,14 +275,13 @@ public final class RoadGeometryIndex: Sendable {
         let closedMask = maximumClosedRoads > 0 ? mask.rawValue : 0
         let r2 = radius * radius
         scratch.roads.removeAll(keepingCapacity: true)
-        scratch.nextStamp()
+        scratch.startSearch()
         for r in r0...r1 {
             for c in c0...c1 {
                 let cell = r * columns + c
                 for k in Int(cellFirst[cell])..<Int(cellFirst[cell + 1]) {
                     let e = Int(cellEdges[k])
-                    if scratch.seen[e] == scratch.stamp { continue }
-                    scratch.seen[e] = scratch.stamp
+                    if !scratch.firstSight(of: e) { continue }
                     let edge = EdgeID(e)
                     let twin = graph.reverseEdge(of: edge)
                     let forwardClosed = closedRoadModes[e] & closedMask != 0
@@ -338,13 +337,15 @@ public final class RoadGeometryIndex: Sendable {
     /// The nearest directed road position usable by `mode` within `radius`, if any.
     public func nearest(to point: Coordinate, mode: TravelMode, radius: Double) -> (edge: EdgeID, offsetMeters: Double, distanceMeters: Double)? {
         var out = [RoadCandidate]()
-        var scratch = CandidateScratch(edgeCount: graph.edgeCount)
+        var scratch = CandidateScratch()
         candidates(near: point, radius: radius, mode: mode, maximumRoads: 1, into: &out, scratch: &scratch)
         return out.first.map { ($0.edge, $0.offset, $0.distance) }
     }
 }
 
-/// Reusable storage of candidate searches (one per matcher).
+/// Reusable storage of candidate searches (one per matcher). Its size does not depend on the map's: a fleet agent
+/// holds one per vehicle, and an array with a slot per edge (as this was) cost 35 KiB per vehicle on the Helsinki
+/// centre and would cost megabytes on a region, every search touching a few dozen scattered slots of it.
 struct CandidateScratch {
     struct Road {
         var edge: EdgeID
@@ -355,20 +356,47 @@ struct CandidateScratch {
         /// Both directions of a road are closed or neither (`closedRoadModes`).
         var closed: Bool
     }
-    var seen: [UInt32]
-    var stamp: UInt32 = 0
+    /// The edges one search has looked at (a road crossing several grid cells is listed in each): an open-addressing
+    /// set of edge + 1 (0 = empty), emptied per search, grown to keep it at most half full.
+    private var seenSlots = [UInt32](repeating: 0, count: 128)
+    private var seenCount = 0
     var roads: [Road] = []
 
-    init(edgeCount: Int) {
-        seen = [UInt32](repeating: 0, count: edgeCount)
+    init() {
         roads.reserveCapacity(64)
     }
 
-    mutating func nextStamp() {
-        if stamp == .max {
-            for i in seen.indices { seen[i] = 0 }
-            stamp = 0
+    /// Starts a search: nothing seen yet.
+    mutating func startSearch() {
+        if seenCount > 0 {
+            seenSlots.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
+            seenCount = 0
         }
-        stamp += 1
+    }
+
+    /// True the first time `edge` is offered in a search.
+    mutating func firstSight(of edge: Int) -> Bool {
+        if 2 * (seenCount + 1) > seenSlots.count { grow() }
+        let key = UInt32(edge) &+ 1
+        let mask = seenSlots.count - 1
+        // Fibonacci hashing: neighbouring edge ids spread over the table.
+        var i = Int(truncatingIfNeeded: (UInt64(key) &* 0x9E37_79B9_7F4A_7C15) >> 32) & mask
+        while true {
+            let k = seenSlots[i]
+            if k == key { return false }
+            if k == 0 {
+                seenSlots[i] = key
+                seenCount += 1
+                return true
+            }
+            i = (i + 1) & mask
+        }
+    }
+
+    private mutating func grow() {
+        let old = seenSlots
+        seenSlots = [UInt32](repeating: 0, count: old.count * 2)
+        seenCount = 0
+        for key in old where key != 0 { _ = firstSight(of: Int(key - 1)) }
     }
 }

@@ -122,7 +122,7 @@ struct OfflineViterbiReference {
 
     func match(_ fixes: [LocationFix], normalize: Bool = false) -> [EdgeID?] {
         let c = configuration
-        var scratch = CandidateScratch(edgeCount: index.graph.edgeCount)
+        var scratch = CandidateScratch()
         var columns: [[RoadCandidate]] = []
         var radii: [Double] = []
         // Observations: a standing vehicle's fixes (speed below the threshold) are averaged, σ_z / √n.
