@@ -34,6 +34,7 @@ enum MatchCommand {
         options: [
             OptionSpec("map", value: "FILE", help: "road graph file made by 'edgenav map import', or an OSM extract (imported in memory)"),
             OptionSpec("mode", value: "MODE", default: "driving", help: "driving, cycling, walking, taxi or twoWheeler"),
+            OptionSpec("provisional", environment: "", help: "print each fix's answer as it came at once (lag 0, what the navigator and location/snapped use live) instead of its final answer after the 20 s lag"),
         ])
 
     static var command: Command {
@@ -47,7 +48,9 @@ enum MatchCommand {
                                                  reason: "expected driving, cycling, walking, taxi or twoWheeler")
             }
             let graph = try MapFile.load(mapPath)
-            for line in match(StandardInput.lines(), graph: graph, mode: mode) { context.print(line) }
+            for line in match(StandardInput.lines(), graph: graph, mode: mode, provisional: arguments.flag("provisional")) {
+                context.print(line)
+            }
             return ExitStatus.success
         }
     }
@@ -58,7 +61,7 @@ enum MatchCommand {
     }
 
     /// The output lines for `lines`.
-    static func match(_ lines: [String], graph: RoadGraph, mode: TravelMode) -> [String] {
+    static func match(_ lines: [String], graph: RoadGraph, mode: TravelMode, provisional: Bool = false) -> [String] {
         var fixes: [LocationFix] = []
         var slots: [Result<Int, LineError>] = []
         for (number, line) in lines.enumerated() where !line.trimmingCharacters(in: .whitespaces).isEmpty {
@@ -71,7 +74,7 @@ enum MatchCommand {
                 slots.append(.failure(LineError(code: "match.invalid_json", message: "line \(number + 1)")))
             }
         }
-        let matched = BatchMatcher(index: RoadGeometryIndex(graph: graph), mode: mode).match(fixes)
+        let matched = BatchMatcher(index: RoadGeometryIndex(graph: graph), mode: mode).match(fixes, provisional: provisional)
         return slots.map { slot in
             switch slot {
             case .success(let i): return MatchingJSON.encode(matched[i])

@@ -17,14 +17,19 @@ public struct BatchMatcher {
         self.configuration = configuration
     }
 
-    /// One output per fix, in order. `route`, when given, makes the matcher route-aware.
-    public func match(_ fixes: [LocationFix], route: Route? = nil) -> [SnappedLocation] {
+    /// One output per fix, in order. `route`, when given, makes the matcher route-aware. `provisional`: each fix's
+    /// answer as it came at once (`MatchUpdate.provisional`, lag 0: what the navigator and `location/snapped` use
+    /// live) instead of its final answer after the lag.
+    public func match(_ fixes: [LocationFix], route: Route? = nil, provisional: Bool = false) -> [SnappedLocation] {
         let matcher = MapMatcher(index: index, mode: mode, configuration: configuration)
         matcher.setRoute(route)
         var out: [SnappedLocation] = []
         out.reserveCapacity(fixes.count)
-        for fix in fixes { out.append(contentsOf: matcher.update(fix).finalized) }
-        out.append(contentsOf: matcher.finish())
+        for fix in fixes {
+            let update = matcher.update(fix)
+            if provisional { out.append(update.provisional) } else { out.append(contentsOf: update.finalized) }
+        }
+        if !provisional { out.append(contentsOf: matcher.finish()) }
         return out
     }
 }

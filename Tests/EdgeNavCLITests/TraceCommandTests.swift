@@ -1,6 +1,7 @@
 import Agent
 import Foundation
 import Geo
+import MapMatching
 import OSMImport
 import RoadGraph
 import Testing
@@ -47,6 +48,24 @@ import TestKit
         #expect(matched.allSatisfy { abs(($0?["lat"] as? Double ?? 0) - Self.a.latitude) < 0.000005 })
         let times = matched.compactMap { $0?["timestamp"] as? Double }
         #expect(times == times.sorted() && times.count == lines.count - 1)
+    }
+
+    /// `--provisional`: each fix's answer as it came at once (what the navigator uses live), not the final one.
+    @Test func matchProvisionalPrintsTheAnswerEachFixGotAtOnce() throws {
+        // Along-road noise, so that the lag's later fixes move the final answers.
+        let lines = (0...30).map { i -> String in
+            let f = Double(i) / 40 + (i % 2 == 0 ? 0.02 : -0.02)
+            let lon = Self.a.longitude + (Self.b.longitude - Self.a.longitude) * f
+            return #"{"lat":\#(Self.a.latitude),"lon":\#(lon),"timestamp":\#(1_796_026_502 + i)}"#
+        }
+        let graph = try Self.graph()
+        let provisional = MatchCommand.match(lines, graph: graph, mode: .driving, provisional: true)
+        let final = MatchCommand.match(lines, graph: graph, mode: .driving)
+        #expect(provisional.count == lines.count && final.count == lines.count)
+        #expect(provisional != final)
+        let matcher = MapMatcher(index: RoadGeometryIndex(graph: graph))
+        let direct = try lines.map { MatchingJSON.encode(matcher.update(try MatchingJSON.decodeFix($0)).provisional) }
+        #expect(provisional == direct)
     }
 
     @Test func replayPrintsEveryEventAsTheAgentWouldPublishIt() throws {
