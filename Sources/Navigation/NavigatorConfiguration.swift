@@ -216,7 +216,9 @@ public struct NavigatorConfiguration: Sendable, Hashable {
     /// seconds (or as many as there are) ÷ the time. Default 20 s: from one fix to the next, σ = 8 m noise reads
     /// as 11 m/s on a vehicle standing still (speeding alerts on every other fix); over 20 s the noise is ≈ 0.5 m/s.
     /// On a bend or while braking the speed comes out a little low, never high: a speeding alert must not come
-    /// from noise.
+    /// from noise. This speed drives the speeding alerts; the reported speed, arrivals, reroutes and ETA take the
+    /// snapper's speed along the road when it has one (the map matcher's: it follows pulling away and braking
+    /// within seconds, this one lags by up to 20 s), and this one otherwise.
     public var derivedSpeedBaselineSeconds: Double = 20
     /// Each end of that displacement has a position error of σ per axis = this × the fix's reported accuracy, and
     /// the displacement is corrected for it (√(d² − 4σ²)). Default 0.8 (σ = 8 m for the simulated 10 m accuracy).
