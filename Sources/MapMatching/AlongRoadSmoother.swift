@@ -89,6 +89,9 @@ enum AlongRoadSmoother {
         /// The fixes' speeds lag their positions by half this (see
         /// `MapMatchingConfiguration.speedStepSeconds`), seconds.
         var speedLagSeconds: Double = 0
+        /// The uncertainty of where the speed changed is this many times larger over an interval that ends
+        /// standing (see `MapMatchingConfiguration.stoppingIntervalUncertaintyFactor`).
+        var stoppingChangeFactor: Double = 1
     }
 
     /// Weighted constant-acceleration fit s = a + b·τ + c·τ² with weights 1 / (σ² + (j·|τ|³/6)²); nil when the
@@ -133,7 +136,8 @@ enum AlongRoadSmoother {
             }
             // Calls `body` with each observation moved to the target's time and its variance. One interval's
             // trapezoid carries speed noise and the error of not knowing where in the interval the speed changed
-            // (up to ½·|Δv|·Δt; σ of a uniform position of the change ≈ 0.29·|Δv|·Δt).
+            // (up to ½·|Δv|·Δt; σ of a uniform position of the change ≈ 0.29·|Δv|·Δt), more when it ends standing:
+            // a vehicle brakes to a stop early in the interval, not at a uniformly random moment.
             func forEachMoved(_ body: (_ value: Double, _ variance: Double, _ near: Bool) -> Void) {
                 var integral = 0.0, integralVariance = 0.0
                 for direction in stride(from: 1, through: -1, by: -2) {
@@ -144,7 +148,8 @@ enum AlongRoadSmoother {
                         if k != target {
                             let a = direction > 0 ? k - 1 : k, b = a + 1
                             let dt = samples[b].time - samples[a].time
-                            let change = 0.29 * abs(speed(b) - speed(a)) * dt
+                            var change = 0.29 * abs(speed(b) - speed(a)) * dt
+                            if speed(b) == 0 && speed(a) > 0 { change *= model.stoppingChangeFactor }
                             let shift = dt > 0 ? min(1, model.speedLagSeconds / dt) : 0
                             let mean = 0.5 * (speed(a) + speed(b)) + shift * 0.5 * (speed(b) - speed(a))
                             integral += Double(direction) * mean * dt

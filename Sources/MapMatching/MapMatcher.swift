@@ -113,9 +113,12 @@ public final class MapMatcher {
             rejectionSigmas: configuration.smoothingRejectionSigmas,
             standingSpeed: configuration.stationarySpeedMetersPerSecond,
             nearSamples: configuration.smoothingNearFixes, jerk: configuration.positionsOnlyJerkMetersPerSecondCubed,
-            speedLagSeconds: configuration.speedStepSeconds)
+            speedLagSeconds: configuration.speedStepSeconds,
+            stoppingChangeFactor: configuration.stoppingIntervalUncertaintyFactor)
         var provisionalModel = smootherModel
         provisionalModel.jerk = 0
+        // One-sided: for the newest fix standing after moving ones, only the fixes before the stop say where it is.
+        provisionalModel.stoppingChangeFactor = 1
         provisionalSmootherModel = provisionalModel
         scratch = CandidateScratch()
         candidateBuffer.reserveCapacity(32)

@@ -251,6 +251,20 @@ public struct MapMatchingConfiguration: Sendable, Hashable {
     /// and 9.42–9.75 m); our own simulator, whose speeds are instantaneous, way ids within −0.3 points, p95 within
     /// +0.3 m (1: Helsinki −0.8 points, Baltimore 1 s p95 3.3 → 4.4 m). BENCHMARKS.md "Map matching", session 6.
     public var speedStepSeconds: Double = 0.5
+    /// Over an interval from a fix at speed to a standing fix (speed below `stationarySpeedMetersPerSecond`), the final
+    /// answers' along-road smoother's uncertainty of where in the interval the speed changed (σ 0.29·|Δv|·Δt, a change
+    /// at a uniformly random moment) is multiplied by this, unitless. Vehicles brake to a stop at 2–4 m/s², so a stop
+    /// seen at the end of a 5 s interval mostly happened early in it: on the SUMO drives the trapezoid of the two
+    /// speeds overstates such an interval's distance by a median 7 m (Helsinki), 11 m (Liechtenstein, Baltimore),
+    /// against 2 m for pulling away, and the standing fixes then pulled the braking ones back and vice versa.
+    /// Default 2 (SUMO drives, final answers at 5 s fixes: Helsinki 89.8 → 90.4 % on the true way, error p95
+    /// 8.78 → 8.73 m, Baltimore p95 9.88 → 9.75 m, Liechtenstein and Kouvola unchanged; at 1 s fixes the term is
+    /// small: the same shares; 3 gained no more; BENCHMARKS.md "Session 9"). The provisional answer at the
+    /// newest fix, smoothed with earlier fixes only, keeps 1: the fixes before a stop are all it has (with 2:
+    /// Helsinki 5 s provisional 85.5 → 85.3 % on the true way, Liechtenstein stopped fixes within 10 m 89.6 →
+    /// 87.0 %). Our own simulator, whose stops are gentler (a median 2.4 m over such intervals, 3 m pulling
+    /// away), loses at 5 s: traffic-like drives 363 → 371 wrong of 3260, p95 8.17 → 8.30 m. 1 disables.
+    public var stoppingIntervalUncertaintyFactor: Double = 2
     /// The smoother first estimates from the neighbours within `smoothingNearFixes` fixes of the target, then
     /// averages every neighbour within this many standard deviations of that (a stretch matched on the wrong road
     /// or a detour on the decided path offsets all older positions). Default 3. 0 disables.

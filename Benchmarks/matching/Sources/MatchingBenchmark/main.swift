@@ -136,6 +136,7 @@ func simulate(_ o: Options) {
     if let v = o.string("jerk").flatMap(Double.init) { configuration.positionsOnlyJerkMetersPerSecondCubed = v }
     if let v = o.string("half-lane").flatMap(Double.init) { configuration.halfLaneWidthMeters = v }
     if let v = o.string("sigma-default").flatMap(Double.init) { configuration.defaultSigmaMeters = v }
+    if let v = o.string("stop-uncertainty").flatMap(Double.init) { configuration.stoppingIntervalUncertaintyFactor = v }
 
     // Random trips of 1.5–6 km straight-line between uniformly drawn points on driveable roads.
     var rng = SplitMix64(seed: seed)

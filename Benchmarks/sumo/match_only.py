@@ -1,0 +1,56 @@
+#!/usr/bin/env python3
+"""Final answers only, in seconds: `edgenav match` on the cached SUMO traces, scored as bench_sumo.py scores them.
+
+    python3 Benchmarks/sumo/match_only.py <edgenav> helsinki,liechtenstein,baltimore,kouvola 1,5 [fields to drop]
+
+Prints per map and interval the share of fixes off junctions on the true way (and how many were wrong), error p50 /
+p95 and stopped fixes within 10 m (evaluate.MatchTally); `speed,course` as the 4th argument drops those fields
+(positions only, as strip_fields.py does). No navigator replay, nothing written: for trying matcher settings
+quickly; the figures to quote come from scripts/bench-sumo. Needs the maps' white runs in .cache/bench-sumo/.
+"""
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import evaluate  # noqa: E402
+
+
+def main():
+    if len(sys.argv) not in (4, 5):
+        sys.exit(__doc__)
+    binary, maps = sys.argv[1], sys.argv[2].split(",")
+    intervals = [int(x) for x in sys.argv[3].split(",")]
+    drop = sys.argv[4].split(",") if len(sys.argv) == 5 else []
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".cache", "bench-sumo")
+    for m in maps:
+        src = os.path.join(root, m)
+        with open(os.path.join(src, "summary.json")) as f:
+            probes = [t["probe"] for t in json.load(f)["intervals"]["1s"]["trips"]]
+        for step in intervals:
+            tally = evaluate.MatchTally()
+            for p in probes:
+                d = os.path.join(src, "traces", p)
+                truth = [t for t in evaluate.load_jsonl(os.path.join(d, "truth.jsonl"))
+                         if t["sampleIndex"] % step == 0 and not t.get("dropped")]
+                raw = []
+                with open(os.path.join(d, "raw-%ds.jsonl" % step)) as f:
+                    for line in f:
+                        if not line.strip():
+                            continue
+                        fix = json.loads(line)
+                        fix.pop("horizontalAccuracy", None)
+                        for k in drop:
+                            fix.pop(k, None)
+                        raw.append(json.dumps(fix))
+                out = evaluate.run_edgenav(binary, ["match", "--map", os.path.join(src, "map.graph")], raw)
+                for t, o in zip(truth, out):
+                    tally.add(p, t, o)
+            r = tally.row()
+            print("%-13s %ds  on true way %6.2f %% (%d wrong of %d)  error p50 %.2f p95 %.2f m  stopped %.1f %%" % (
+                m, step, r["onTrueWay"], tally.plain - tally.plain_right, tally.plain, r["errorP50"],
+                r["errorP95"], r["stoppedWithin10"]), flush=True)
+
+
+if __name__ == "__main__":
+    main()
