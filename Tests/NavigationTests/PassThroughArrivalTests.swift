@@ -1,8 +1,10 @@
 import Foundation
 import Geo
+import MapMatching
 import Navigation
 import RoadGraph
 import Routing
+import TestKit
 import Testing
 
 /// Waypoints driven through without stopping (a drop-off on the move, a recorded drive that ends at its
@@ -118,6 +120,42 @@ import Testing
         let at = try #require(arrivedAt)
         #expect(at >= 384 && at <= 444, "announced \(at - 400) m from B")
         #expect(!routes.contains("offRoute"))
+    }
+
+    /// Positions only at 1 s fixes, 28 m/s (a motorway) through B: the fix 20 m before B is exact, the next (8 m past
+    /// B) lies 35 m to the side, so no fix is near enough to B for the estimate's or the nearest fix's rules; the
+    /// pass-through rule (the line between the two matched positions crosses B) announces it. At dense fixes the jump
+    /// test read the missing speed as 0 and took the 45 m between the two fixes, more than its 40 m of slack, for a
+    /// position jump: B was missed and the vehicle sent back to it (SUMO Liechtenstein at 1 s without speed and
+    /// course: one probe, 8 false reroutes; 28 m steps with σ = 11 m of noise between two fixes exceed 40 m one time
+    /// in eight). Now the progress filter's speed along the leg stands in for the missing one. HMM matcher.
+    @Test func positionsOnlyOneSecondFixesAtMotorwaySpeedArriveAtBothStops() throws {
+        let roads = try twoStops()
+        let nav = NavigatorCore(
+            graph: roads.graph, snapper: MapMatcherSnapper(index: RoadGeometryIndex(graph: roads.graph)))
+        let path = roads.path("AC")
+        _ = nav.process(RawFix(coordinate: roads["A"], timestamp: t0, horizontalAccuracyMeters: 10))
+        var events = nav.setDestinations(
+            [NavigationWaypoint(coordinate: roads["B"], title: "B"), NavigationWaypoint(coordinate: roads["C"], title: "C")],
+            at: t0
+        ).events
+        var arrivals: [(String, Double)] = []
+        for k in 1...40 {
+            let meters = min(800, 380 + 28 * Double(k - 14))  // k = 14: 20 m before B; k = 15: 8 m past it
+            let onStreet = PolylineGeometry.point(along: path, offsetMeters: meters)!
+            let fix = RawFix(
+                coordinate: k == 15 ? offset(onStreet, east: 0, north: -35) : onStreet,
+                timestamp: t0.addingTimeInterval(Double(k)), horizontalAccuracyMeters: 10)
+            let out = nav.process(fix)
+            events += out
+            for arrival in out.arrivals {
+                arrivals.append((arrival.waypoint.title, meters))
+                events += nav.continueToNextDestination(at: fix.timestamp).events
+            }
+        }
+        #expect(arrivals.map(\.0) == ["B", "C"])
+        #expect(arrivals.first.map { abs($0.1 - 408) < 1 } == true, "\(arrivals)")  // the first fix past B
+        #expect(!events.routeChanges.contains { $0.reason == .offRoute })
     }
 
     /// Guides from A to B with `fixes` positions-only fixes (no speed, no course) 5 s apart, the k-th at
