@@ -314,10 +314,13 @@ public final class NavigatorCore {
         if var p = progress, !p.arrived {
             let seconds = previous.map { time.timeIntervalSince($0.timestamp) }
             // Passing through is judged from the previous fix, or, when that one was off the route (an outlier
-            // just before the waypoint: 2 % of fixes), from the one before it.
-            let passReference =
-                previous?.isOnRoute == true ? previous : beforePrevious?.isOnRoute == true ? beforePrevious : nil
-            let passedThrough = passReference.flatMap { checkPassedThrough(snapped, previous: $0, at: time) }
+            // just before the waypoint: 2 % of fixes) or shows no passing (its matched position already past the
+            // waypoint; the estimate, trailing a vehicle pulling away, too far short of it for one step), from the one
+            // before it.
+            let passedThrough =
+                (previous?.isOnRoute == true ? previous.flatMap { checkPassedThrough(snapped, previous: $0, at: time) } : nil)
+                ?? (beforePrevious?.isOnRoute == true
+                    ? beforePrevious.flatMap { checkPassedThrough(snapped, previous: $0, at: time) } : nil)
             if let arrival = passedThrough {
                 events.append(arrival)  // not off route: past the waypoint, on the way out of it
             } else if let arrival = checkPassedDuringGap(snapped, previous: previous, at: time) {
