@@ -266,8 +266,8 @@ struct JunctionBranchTest: Sendable {
     /// Adds one fix to every open test of a junction within `reachedMeters` along the leg (the progress estimate
     /// plus the lookahead). `weight`: how much the fix's position counts (0…1, see
     /// `NavigatorConfiguration.evidenceDecorrelationMeters`); `speed` in m/s (nil when unknown). The caller leaves out position outliers (`jumpSlackAccuracies`). A fix
-    /// that projects onto the shared approach of both paths, or lies farther than `neitherPathMeters` from both,
-    /// adds nothing. Returns the branch decided on (the point of it nearest the fix and its direction there), if any.
+    /// that projects onto the shared approach of both paths, or before the route path's first point, or lies farther
+    /// than `neitherPathMeters` from both, adds nothing. Returns the branch decided on (the point of it nearest the fix and its direction there), if any.
     mutating func add(
         _ fix: RawFix, reachedMeters: Double, accuracyMeters: Double, speedMetersPerSecond speed: Double?,
         weight: Double
@@ -279,7 +279,14 @@ struct JunctionBranchTest: Sendable {
         for i in open.indices where open[i].junctionAlongMeters <= reachedMeters {
             // Both paths start at the same point, so one frame serves both.
             let (x, y) = open[i].routePath.local(fix.coordinate)
+            // A fix whose nearest point of the route path is its first vertex lies before the approach: the vehicle
+            // has not come to this junction (the test opens up to `lookaheadMeters` + a fix interval's travel ahead,
+            // more while a braking vehicle's estimate runs ahead of it). The route path then explains it no better
+            // than its distance from that first vertex, while a branch that comes back beside the leg (a slip road,
+            // the other carriageway) may pass right by it: such fixes had a vehicle standing 70 m before a junction
+            // win the branch's maximum position step fix after fix (SUMO Baltimore and Kouvola, positions only).
             guard let r = open[i].routePath.project(x, y), let b = open[i].branchPath.project(x, y),
+                r.alongMeters >= 1,
                 r.alongMeters >= c.approachMeters - 1 || b.alongMeters >= c.approachMeters - 1,
                 min(r.distanceMeters, b.distanceMeters) <= c.neitherPathMeters
             else { continue }

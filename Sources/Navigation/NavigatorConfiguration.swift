@@ -116,7 +116,8 @@ public struct NavigatorConfiguration: Sendable, Hashable {
     /// Sparse fixes (`sparseFixSeconds` or more apart) without a speed (positions-only receivers, GPX loggers): how
     /// fast the vehicle may speed up beyond the speed derived from its positions (see `derivedSpeedBaselineSeconds`:
     /// over 20 s, it lags a vehicle pulling away from a light), m/s². The jump test allows the derived speed plus
-    /// this × the interval (denser fixes keep reading a missing speed as 0: the slack covers them); the progress
+    /// this × the interval (denser fixes take the progress filter's speed along the leg, see
+    /// `NavigatorCore.isPositionJump`); the progress
     /// filter, which takes the derived speed in place of the fix's on sparse fixes, widens its gate by ½ × this ×
     /// interval². Default 2 (a car pulling away briskly: 1.5–3 m/s²). Fixes with a speed are judged by it, as before.
     /// Reading the missing speed as 0 made every 5 s step over 40 m a jump, and the arrival rules, which need a

@@ -320,10 +320,13 @@ public final class NavigatorCore {
         if var p = progress, !p.arrived {
             let seconds = previous.map { time.timeIntervalSince($0.timestamp) }
             // Passing through is judged from the previous fix, or, when that one was off the route (an outlier
-            // just before the waypoint: 2 % of fixes), from the one before it.
-            let passReference =
-                previous?.isOnRoute == true ? previous : beforePrevious?.isOnRoute == true ? beforePrevious : nil
-            let passedThrough = passReference.flatMap { checkPassedThrough(snapped, previous: $0, at: time) }
+            // just before the waypoint: 2 % of fixes) or shows no passing (its matched position already past the
+            // waypoint; the estimate, trailing a vehicle pulling away, too far short of it for one step), from the one
+            // before it.
+            let passedThrough =
+                (previous?.isOnRoute == true ? previous.flatMap { checkPassedThrough(snapped, previous: $0, at: time) } : nil)
+                ?? (beforePrevious?.isOnRoute == true
+                    ? beforePrevious.flatMap { checkPassedThrough(snapped, previous: $0, at: time) } : nil)
             if let arrival = passedThrough {
                 events.append(arrival)  // not off route: past the waypoint, on the way out of it
             } else if let arrival = checkPassedDuringGap(snapped, previous: previous, at: time) {
@@ -736,9 +739,13 @@ public final class NavigatorCore {
     /// The raw position moved farther since the previous fix than the vehicle can have (1.5 × its speed over the
     /// interval plus `positionJumpSlackMeters`): a position outlier, or the fix that comes back from one. Its
     /// distance from the route is then weak evidence (it counts 1, never 2). The speed is the larger of the two
-    /// fixes' own; when neither carries one, 0 (the slack covers any speed at 1-2 s fixes), or for a sparse interval
-    /// (`sparseFixSeconds` or more) the speed derived from the positions plus
-    /// `unknownSpeedAccelerationMetersPerSecondSquared` × the interval.
+    /// fixes' own; when neither carries one, for a sparse interval (`sparseFixSeconds` or more) the speed derived from
+    /// the positions plus `unknownSpeedAccelerationMetersPerSecondSquared` × the interval, for a dense one the
+    /// progress filter's speed along the leg (0 without a route). Read as 0, the slack alone (25–40 m) took a
+    /// motorway vehicle's 1 s steps (28 m, σ 11 m of noise between two σ = 8 m fixes) for jumps one time in eight to
+    /// one in two: the arrival rules and the junction branch test left them out (SUMO Liechtenstein at 1 s, positions
+    /// only: a waypoint driven through at 25 m/s missed, 8 false reroutes back to it). The filter's speed lags a
+    /// braking vehicle (more slack for a few seconds) and one pulling away (less than it should, as 0 did).
     private func isPositionJump(_ fix: RawFix, previous: RawFix?, seconds: Double?, slackMeters: Double? = nil) -> Bool {
         guard let previous, let seconds, seconds > 0 else { return false }
         // A negative speed is no speed (-1 is "invalid" in the SDK's convention).
@@ -747,7 +754,8 @@ public final class NavigatorCore {
             reported >= 0
             ? reported
             : seconds >= configuration.sparseFixSeconds
-                ? max(0, ownSpeed ?? 0) + configuration.unknownSpeedAccelerationMetersPerSecondSquared * seconds : 0
+                ? max(0, ownSpeed ?? 0) + configuration.unknownSpeedAccelerationMetersPerSecondSquared * seconds
+                : max(0, progress?.velocity ?? 0)
         let plausible = 1.5 * speed * seconds + (slackMeters ?? configuration.positionJumpSlackMeters)
         return Geodesy.distanceMeters(fix.coordinate, previous.coordinate) > plausible
     }

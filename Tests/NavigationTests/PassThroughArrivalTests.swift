@@ -1,8 +1,10 @@
 import Foundation
 import Geo
+import MapMatching
 import Navigation
 import RoadGraph
 import Routing
+import TestKit
 import Testing
 
 /// Waypoints driven through without stopping (a drop-off on the move, a recorded drive that ends at its
@@ -118,6 +120,80 @@ import Testing
         let at = try #require(arrivedAt)
         #expect(at >= 384 && at <= 444, "announced \(at - 400) m from B")
         #expect(!routes.contains("offRoute"))
+    }
+
+    /// Positions only at 1 s fixes, 28 m/s (a motorway) through B: the fix 20 m before B is exact, the next (8 m past
+    /// B) lies 35 m to the side, so no fix is near enough to B for the estimate's or the nearest fix's rules; the
+    /// pass-through rule (the line between the two matched positions crosses B) announces it. At dense fixes the jump
+    /// test read the missing speed as 0 and took the 45 m between the two fixes, more than its 40 m of slack, for a
+    /// position jump: B was missed and the vehicle sent back to it (SUMO Liechtenstein at 1 s without speed and
+    /// course: one probe, 8 false reroutes; 28 m steps with σ = 11 m of noise between two fixes exceed 40 m one time
+    /// in eight). Now the progress filter's speed along the leg stands in for the missing one. HMM matcher.
+    @Test func positionsOnlyOneSecondFixesAtMotorwaySpeedArriveAtBothStops() throws {
+        let roads = try twoStops()
+        let nav = NavigatorCore(
+            graph: roads.graph, snapper: MapMatcherSnapper(index: RoadGeometryIndex(graph: roads.graph)))
+        // k = 14: 20 m before B; k = 15: 8 m past it, 35 m to the side.
+        let (arrivals, routes) = positionsOnlyThroughBToC(
+            roads, nav, fixes: 40, interval: 1, along: { k in 380 + 28 * Double(k - 14) },
+            north: { k in k == 15 ? -35 : 0 })
+        #expect(arrivals.map(\.0) == ["B", "C"])
+        #expect(arrivals.first.map { abs($0.1 - 408) < 1 } == true, "\(arrivals)")  // the first fix past B
+        #expect(!routes.contains("offRoute"))
+    }
+
+    /// Positions only at 5 s fixes (accuracy 10 m), pulling away from A at 1.5 m/s² to 20 m/s and on through B; the
+    /// fix 6 m past B lies 26 m to the side (off the route for the nearest-road snapper). The progress estimate trails
+    /// a vehicle pulling away, so the pass-through rule from the previous fix (100 m before B) found the estimate too
+    /// far short of B for one fix interval's step, and B arrived at the next fix only, 106 m past it. The pass-through
+    /// rule now also tries the fix before the previous one (two intervals' step): B arrives at the fix beside it. On
+    /// SUMO Kouvola at 5 s without speed and course the fix at a waypoint driven through was on the route with its
+    /// matched position already past the waypoint (nothing crosses it from there): 4 waypoints were missed and the
+    /// vehicles sent back to them in 7 false reroutes; the line from the fix before crossed it.
+    @Test func positionsOnlyFixesPullingAwayArriveByPassingThroughFromTheFixBeforeThePrevious() throws {
+        let roads = try twoStops()
+        // 1.5 m/s² for 13.3 s (133 m), then 20 m/s; the 20th fix (t = 100 s) is 406 m on.
+        let accelerating = 20.0 / 1.5, startT = 100 - (accelerating + (406 - 0.75 * accelerating * accelerating) / 20)
+        let (arrivals, routes) = positionsOnlyThroughBToC(
+            roads, roads.navigator(), fixes: 40, interval: 5,
+            along: { k in
+                let moving = max(0, 5 * Double(k) - startT)
+                return moving <= accelerating
+                    ? 0.75 * moving * moving : 0.75 * accelerating * accelerating + 20 * (moving - accelerating)
+            }, north: { k in k == 20 ? 26 : 0 })
+        #expect(arrivals.map(\.0) == ["B", "C"])
+        #expect(arrivals.first.map { abs($0.1 - 406) < 1 } == true, "\(arrivals)")
+        #expect(!routes.contains("offRoute"))
+    }
+
+    /// Guides `nav` from A to B and C with `fixes` positions-only fixes (accuracy 10 m) `interval` s apart, the k-th
+    /// at `along(k)` metres on the street A → C (at most 790) and `north(k)` metres to its side, continuing to C on
+    /// arriving at B. Returns (waypoint, metres along at the arrival fix) and the route change reasons.
+    private func positionsOnlyThroughBToC(
+        _ roads: DrawnRoads, _ nav: NavigatorCore, fixes: Int, interval: Double, along: (Int) -> Double,
+        north: (Int) -> Double
+    ) -> (arrivals: [(String, Double)], routes: [String]) {
+        let path = roads.path("AC")
+        _ = nav.process(RawFix(coordinate: roads["A"], timestamp: t0, horizontalAccuracyMeters: 10))
+        var events = nav.setDestinations(
+            [NavigationWaypoint(coordinate: roads["B"], title: "B"), NavigationWaypoint(coordinate: roads["C"], title: "C")],
+            at: t0
+        ).events
+        var arrivals: [(String, Double)] = []
+        for k in 1...fixes {
+            let meters = min(790, along(k))
+            let onStreet = PolylineGeometry.point(along: path, offsetMeters: meters)!
+            let fix = RawFix(
+                coordinate: offset(onStreet, east: 0, north: north(k)),
+                timestamp: t0.addingTimeInterval(interval * Double(k)), horizontalAccuracyMeters: 10)
+            let out = nav.process(fix)
+            events += out
+            for arrival in out.arrivals {
+                arrivals.append((arrival.waypoint.title, meters))
+                events += nav.continueToNextDestination(at: fix.timestamp).events
+            }
+        }
+        return (arrivals, events.routeChanges.map { $0.reason.rawValue })
     }
 
     /// Guides from A to B with `fixes` positions-only fixes (no speed, no course) 5 s apart, the k-th at
