@@ -202,26 +202,38 @@ public struct ActiveLeg: Sendable {
         }
         let first = segmentIndex(atDistance: max(0, fromMeters))
         let last = toMeters >= lengthMeters ? points.count - 2 : segmentIndex(atDistance: toMeters)
-        var best: (segment: Int, projection: SegmentProjection, score: Double)?
+        // The segments are compared in one equirectangular frame around the fix (the same frame and fraction as
+        // `PolylineGeometry.project`, set up once instead of per segment, and the planar distance instead of a
+        // haversine per segment: the two differ by millimetres at these distances); the winner is projected exactly.
+        // Per fix this ran over dozens of segments: 17 % of the navigator's step on Helsinki went to it.
+        let frame = LocalProjection(origin: coordinate)
+        var winner: (segment: Int, fraction: Double, score: Double)?
+        var (bx, by) = frame.project(points[first])
         for s in first...max(first, last) {
-            let p = PolylineGeometry.project(coordinate, ontoSegment: points[s], points[s + 1])
-            var score = p.distanceMeters
+            let (ax, ay) = (bx, by)
+            (bx, by) = frame.project(points[s + 1])
+            let dx = bx - ax, dy = by - ay
+            let len2 = dx * dx + dy * dy
+            let t = len2 > 0 ? min(1, max(0, (-ax * dx - ay * dy) / len2)) : 0
+            let qx = ax + t * dx, qy = ay + t * dy
+            var score = (qx * qx + qy * qy).squareRoot()
             if let near {
-                let along = cumulativeMeters[s] + (cumulativeMeters[s + 1] - cumulativeMeters[s]) * p.fraction
+                let along = cumulativeMeters[s] + (cumulativeMeters[s + 1] - cumulativeMeters[s]) * t
                 score += alongPenalty * max(0, abs(along - near) - nearToleranceMeters)
             }
             // The bearing only matters for a segment that would otherwise win (saves the trigonometry).
-            if best != nil && score >= best!.score { continue }
+            if let w = winner, score >= w.score { continue }
             if let courseDegrees, points[s] != points[s + 1],
                 Geodesy.bearingDifferenceDegrees(
                     courseDegrees, Geodesy.initialBearingDegrees(from: points[s], to: points[s + 1])) > 90
             {
                 score += coursePenaltyMeters
             }
-            if best == nil || score < best!.score { best = (s, p, score) }
+            if winner == nil || score < winner!.score { winner = (s, t, score) }
         }
-        guard let best else { return nil }
-        let s = best.segment
+        guard let winner else { return nil }
+        let s = winner.segment
+        let best = (segment: s, projection: PolylineGeometry.project(coordinate, ontoSegment: points[s], points[s + 1]))
         let along = cumulativeMeters[s] + (cumulativeMeters[s + 1] - cumulativeMeters[s]) * best.projection.fraction
         var bearingSegment = s
         while bearingSegment < points.count - 2 && points[bearingSegment] == points[bearingSegment + 1] {
