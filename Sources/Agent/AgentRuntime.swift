@@ -89,13 +89,7 @@ public final class AgentRuntime: @unchecked Sendable {
             vehicleID: configuration.vehicleID, lastSeq: UInt64(max(0, now.timeIntervalSince1970 * 1000)))
 
         let outboxDirectory = URL(fileURLWithPath: configuration.stateDirectory).appendingPathComponent("outbox").path
-        do {
-            try FileManager.default.createDirectory(atPath: outboxDirectory, withIntermediateDirectories: true)
-        } catch {
-            throw AgentConfigurationError(
-                code: "state.unwritable",
-                message: "cannot create the state directory \(outboxDirectory): \(error.localizedDescription)")
-        }
+        try AgentConfigurationError.createStateDirectory(outboxDirectory, purpose: "the outbox directory")
         let shedLedger = ShedLedger()
         self.shedLedger = shedLedger
         var outboxConfiguration = OutboxConfiguration(

@@ -58,7 +58,7 @@ public final class NavigationMap: @unchecked Sendable {
         let url = URL(fileURLWithPath: path)
         let graph: RoadGraph
         if let privateCopyDirectory {
-            try FileManager.default.createDirectory(atPath: privateCopyDirectory, withIntermediateDirectories: true)
+            try AgentConfigurationError.createStateDirectory(privateCopyDirectory, purpose: "the state directory")
             graph = try RoadGraph(privateCopyOf: url, in: URL(fileURLWithPath: privateCopyDirectory))
         } else {
             graph = try RoadGraph(contentsOf: url)

@@ -126,3 +126,37 @@ import Testing
         #expect(decoded == [text])
     }
 }
+
+/// A state directory the agent cannot create: one clear error with a stable code, before anything starts.
+@Suite struct UnwritableStateDirectoryTests {
+    // Nothing can be created under /proc, not even by root.
+    static let impossible = "/proc/edgenav-tests-\(getpid())/state"
+
+    @Test func theRuntimeSaysWhichDirectoryAndWhy() {
+        let configuration = AgentConfiguration(
+            brokerURL: "mqtt://127.0.0.1:1883", vehicleID: "van-7", stateDirectory: Self.impossible)
+        do {
+            _ = try AgentRuntime(configuration: configuration, logger: Logger(minimumLevel: .error, sink: { _ in }))
+            Issue.record("the runtime started with an unwritable state directory")
+        } catch let error as AgentConfigurationError {
+            #expect(error.code == "state.unwritable")
+            #expect(error.message.contains(Self.impossible) && error.message.contains("--state-dir"))
+            #expect(!error.message.contains("NSCocoaErrorDomain") && !error.message.contains("UserInfo"))
+        } catch {
+            Issue.record("not an AgentConfigurationError: \(error)")
+        }
+    }
+
+    @Test func theMapsPrivateCopyDirectoryToo() throws {
+        let graph = FileManager.default.temporaryDirectory.appendingPathComponent("unwritable-\(getpid()).graph").path
+        defer { try? FileManager.default.removeItem(atPath: graph) }
+        do {
+            _ = try NavigationMap.load(path: graph, privateCopyDirectory: Self.impossible)
+            Issue.record("loaded")
+        } catch let error as AgentConfigurationError {
+            #expect(error.code == "state.unwritable" && !error.message.contains("NSCocoaErrorDomain"))
+        } catch {
+            Issue.record("not an AgentConfigurationError: \(error)")
+        }
+    }
+}
