@@ -268,8 +268,7 @@ struct PayloadObject {
         }
     }
 
-    /// ISO 8601 text (see `ISO8601Timestamp.date(from:)`) or seconds since 1970, as a number or a numeric string;
-    /// a value of 1e11 or more is milliseconds (seconds stay below that until the year 5138).
+    /// ISO 8601 text or seconds since 1970, as a number or a numeric string, read as `FixTimestamp` reads them.
     func timestamp(_ key: String) throws(AgentInputError) -> Date? {
         let parsed: Date?
         switch field(key) {
@@ -294,7 +293,7 @@ struct PayloadObject {
     }
 
     private static func epochDate(_ number: Double, field: String) throws(AgentInputError) -> Date {
-        let seconds = abs(number) >= 1e11 ? number / 1000 : number
+        let seconds = FixTimestamp.seconds(epoch: number)
         guard seconds >= 0, seconds < 32_503_680_000 else {
             throw AgentInputError(.outOfRange, "\(field) \(number) is not seconds (or milliseconds) since 1970")
         }

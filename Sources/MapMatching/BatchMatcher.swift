@@ -120,14 +120,13 @@ public enum MatchingJSON {
         let timestamp: Double
         switch raw.timestamp {
         case .seconds(let t)? where t.isFinite:
-            // Milliseconds since 1970 (common in exported traces) are recognised by size: seconds stay below 1e11
-            // until the year 5138.
-            timestamp = abs(t) >= 1e11 ? t / 1000 : t
+            timestamp = FixTimestamp.seconds(epoch: t)
         case .text(let text)?:
-            if let seconds = Double(text.trimmingCharacters(in: .whitespaces)), seconds.isFinite {
+            let trimmed = text.trimmingCharacters(in: .whitespaces)
+            if let number = Double(trimmed), number.isFinite {
                 // Epoch seconds (or milliseconds) written as a string, as some exporters do.
-                timestamp = abs(seconds) >= 1e11 ? seconds / 1000 : seconds
-            } else if let date = isoDate(text) {
+                timestamp = FixTimestamp.seconds(epoch: number)
+            } else if let date = FixTimestamp.date(iso8601: trimmed) {
                 timestamp = date.timeIntervalSince1970
             } else {
                 throw MatchingJSONError(code: "match.invalid_value", message: "timestamp \(text) is neither ISO-8601 "
@@ -139,23 +138,6 @@ public enum MatchingJSON {
         return LocationFix(coordinate: coordinate, timestamp: timestamp, altitudeMeters: raw.altitude,
                            speedMetersPerSecond: raw.speed, courseDegrees: raw.course,
                            horizontalAccuracyMeters: raw.horizontalAccuracy)
-    }
-
-    /// An ISO-8601 date and time as recorded traces write them: `T` or a space between date and time, fractional
-    /// seconds optional, and a time without a zone taken as UTC (`match` uses only the differences between fixes,
-    /// so a trace recorded in local time matches the same).
-    static func isoDate(_ text: String) -> Date? {
-        var normalized = Array(text.trimmingCharacters(in: .whitespaces).utf8)
-        guard normalized.count >= 19 else { return nil }
-        if normalized[10] == UInt8(ascii: " ") { normalized[10] = UInt8(ascii: "T") }
-        // A zone is `Z` or a sign after the time of day (the date's own hyphens come before index 19).
-        let hasZone = normalized[19...].contains { $0 == UInt8(ascii: "Z") || $0 == UInt8(ascii: "z") || $0 == UInt8(ascii: "+")
-            || $0 == UInt8(ascii: "-") }
-        if !hasZone { normalized.append(UInt8(ascii: "Z")) }
-        let candidate = String(decoding: normalized, as: UTF8.self)
-        let withFraction = ISO8601DateFormatter()
-        withFraction.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return withFraction.date(from: candidate) ?? ISO8601DateFormatter().date(from: candidate)
     }
 
     /// One JSON object on one line (no trailing newline). Keys in a fixed order.

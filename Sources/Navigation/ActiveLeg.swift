@@ -233,8 +233,8 @@ public struct ActiveLeg: Sendable {
         }
         guard let winner else { return nil }
         let s = winner.segment
-        let best = (segment: s, projection: PolylineGeometry.project(coordinate, ontoSegment: points[s], points[s + 1]))
-        let along = cumulativeMeters[s] + (cumulativeMeters[s + 1] - cumulativeMeters[s]) * best.projection.fraction
+        let projection = PolylineGeometry.project(coordinate, ontoSegment: points[s], points[s + 1])
+        let along = cumulativeMeters[s] + (cumulativeMeters[s + 1] - cumulativeMeters[s]) * projection.fraction
         var bearingSegment = s
         while bearingSegment < points.count - 2 && points[bearingSegment] == points[bearingSegment + 1] {
             bearingSegment += 1
@@ -243,8 +243,8 @@ public struct ActiveLeg: Sendable {
         return RouteMatch(
             edgeIndex: index, edge: leg.edges.isEmpty ? 0 : leg.edges[index],
             offsetOnEdgeMeters: leg.edges.isEmpty ? 0 : offsetOnEdge(index: index, distance: along),
-            distanceAlongLegMeters: along, point: best.projection.point,
-            distanceFromRouteMeters: best.projection.distanceMeters,
+            distanceAlongLegMeters: along, point: projection.point,
+            distanceFromRouteMeters: projection.distanceMeters,
             routeBearingDegrees: Geodesy.initialBearingDegrees(
                 from: points[bearingSegment], to: points[bearingSegment + 1]))
     }
