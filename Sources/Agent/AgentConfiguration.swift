@@ -167,3 +167,20 @@ extension AgentConfiguration {
     /// The CA bundle used for mqtts:// when no --ca-file is given: Debian's system bundle.
     public static let systemCABundle = "/etc/ssl/certs/ca-certificates.crt"
 }
+
+extension AgentConfigurationError {
+    /// Creates `path` (and its parents) for the agent's state, or says plainly why it cannot: "state.unwritable"
+    /// with the system's reason (read-only file system, permission denied, no such parent), not Foundation's dump of
+    /// the NSError.
+    static func createStateDirectory(_ path: String, purpose: String) throws(AgentConfigurationError) {
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        } catch {
+            let nsError = error as NSError
+            let underlying = (nsError.userInfo[NSUnderlyingErrorKey] as? NSError)?.localizedDescription
+            let reason = [nsError.localizedDescription, underlying].compactMap { $0 }.joined(separator: ": ")
+            throw AgentConfigurationError(code: "state.unwritable",
+                                          message: "cannot create \(purpose) \(path) (--state-dir): \(reason)")
+        }
+    }
+}

@@ -1,4 +1,3 @@
-import Foundation
 /// Every MQTT topic the agent reads or writes, built from the prefix and the vehicle id.
 ///
 /// `topics.md` is the public contract for these names; change both together.
@@ -85,19 +84,4 @@ public struct AgentConfigurationError: Error, Equatable, CustomStringConvertible
     }
 
     public var description: String { message }
-
-    /// Creates `path` (and its parents) for the agent's state, or says plainly why it cannot: "state.unwritable"
-    /// with the system's reason (read-only file system, permission denied, no such parent), not Foundation's dump of
-    /// the NSError.
-    static func createStateDirectory(_ path: String, purpose: String) throws(AgentConfigurationError) {
-        do {
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        } catch {
-            let nsError = error as NSError
-            let underlying = (nsError.userInfo[NSUnderlyingErrorKey] as? NSError)?.localizedDescription
-            let reason = [nsError.localizedDescription, underlying].compactMap { $0 }.joined(separator: ": ")
-            throw AgentConfigurationError(code: "state.unwritable",
-                                          message: "cannot create \(purpose) \(path) (--state-dir): \(reason)")
-        }
-    }
 }
