@@ -491,8 +491,12 @@ private struct Storage: ~Copyable {
         for sequence in order[orderHead...] {
             if let message = messages[sequence] { OutboxJournal.encode(.put(message), into: &buffer) }
         }
-        // Keep the high-water mark so sequence numbers never go backwards across a restart.
-        if nextSequence > 1 { OutboxJournal.encode(.remove(sequence: nextSequence - 1), into: &buffer) }
+        // Keep the high-water mark so sequence numbers never go backwards across a restart. Only when the newest
+        // message is gone already: a removal of a live one would drop it at the next replay (its put above already
+        // carries the mark).
+        if nextSequence > 1, messages[nextSequence - 1] == nil {
+            OutboxJournal.encode(.remove(sequence: nextSequence - 1), into: &buffer)
+        }
         let temporaryPath = journalPath + ".tmp"
         let fd = Glibc.open(temporaryPath, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw Storage.ioError("open \(temporaryPath)") }

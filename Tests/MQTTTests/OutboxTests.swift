@@ -171,6 +171,23 @@ struct OutboxTests {
         #expect(try reopened.append(topic: "v/e", payload: bytes("x"), retain: false, kind: .event) == 201)
     }
 
+    @Test("a compaction while the newest message awaits its PUBACK keeps it across a restart")
+    func compactionKeepsTheNewest() throws {
+        let directory = StateDirectory()
+        do {
+            let outbox = try Outbox(directory: directory.path)
+            for index in 0..<3 {
+                try outbox.append(topic: "v/e", payload: bytes("e\(index)"), retain: false, kind: .event)
+            }
+            outbox.acknowledge(1)
+            try outbox.compact()  // the high-water mark must not remove message 3, which is still live
+            outbox.close()
+        }
+        let reopened = try Outbox(directory: directory.path)
+        #expect(payloads(reopened.snapshot()) == ["e1", "e2"])
+        #expect(try reopened.append(topic: "v/e", payload: bytes("e3"), retain: false, kind: .event) == 4)
+    }
+
     @Test("the concurrent group commit syncs without the lock; appends and compaction go on around it")
     func concurrentSync() throws {
         let directory = StateDirectory()
