@@ -1,6 +1,10 @@
 // QoS 1 publish throughput of MQTTClient (outbox included), for scripts/bench-mqtt.
 //   bench-mqtt --url mqtt://127.0.0.1:PORT --count N --topic T --payload-bytes B --state DIR
 // Prints one line: "ours N messages acked in S s = R msg/s (outbox max X messages)".
+//   bench-mqtt --shed N --state DIR
+// No broker: an outbox bounded at N messages is filled with N retained states on distinct topics (a fleet's
+// outputs while the broker is away or slow), then N more are appended, each shedding the oldest state. Prints the
+// time per append while full.
 import Foundation
 import MQTT
 import Synchronization
@@ -10,6 +14,30 @@ var remaining = Array(CommandLine.arguments.dropFirst())
 while remaining.count >= 2 {
     options[remaining[0]] = remaining[1]
     remaining.removeFirst(2)
+}
+if let shedText = options["--shed"], let capacity = Int(shedText), capacity > 0, let stateDirectory = options["--state"] {
+    do {
+        let shedCount = Mutex(0)
+        let outbox = try Outbox(
+            directory: stateDirectory, configuration: OutboxConfiguration(maxMessages: capacity, maxBytes: 1 << 30),
+            onShed: { _ in shedCount.withLock { $0 += 1 } })
+        let payload = Array(repeating: UInt8(ascii: "x"), count: 200)
+        for index in 0..<capacity {
+            try outbox.append(topic: "fleet/v\(index)/location/snapped", payload: payload, retain: true, kind: .state)
+        }
+        let start = ContinuousClock.now
+        for index in capacity..<(2 * capacity) {
+            try outbox.append(topic: "fleet/v\(index)/location/snapped", payload: payload, retain: true, kind: .state)
+        }
+        let elapsed = ContinuousClock.now - start
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        print(String(format: "shed: %d appends on a full outbox of %d states in %.3f s = %.1f µs per append (%d shed)",
+                     capacity, capacity, seconds, seconds * 1e6 / Double(capacity), shedCount.withLock { $0 }))
+        exit(0)
+    } catch {
+        print("bench-mqtt: \(error)")
+        exit(1)
+    }
 }
 guard let url = options["--url"], let stateDirectory = options["--state"] else {
     FileHandle.standardError.write(

@@ -13,11 +13,18 @@ final class ShedLedger: Sendable {
         var countsByTopic: [String: Int]
         var total: Int { countsByTopic.values.reduce(0, +) }
 
+        /// How many topics the message names; a fleet can shed thousands at once, and one line of a few hundred
+        /// bytes is what an operator watching `agent/error` can read.
+        static let topicsNamed = 20
+
         /// The human-readable message of the `outboxShed` error.
         var message: String {
-            let topics = countsByTopic.sorted { $0.key < $1.key }.map { "\($0.key) ×\($0.value)" }
-            return "outbox full while the broker was unreachable: shed \(total) state message(s) (each shed topic's "
-                + "current value is published again now): " + topics.joined(separator: ", ")
+            let sorted = countsByTopic.sorted { $0.key < $1.key }
+            let named = sorted.prefix(Self.topicsNamed).map { "\($0.key) ×\($0.value)" }
+            let more = sorted.count > Self.topicsNamed ? ", and \(sorted.count - Self.topicsNamed) more topic(s)" : ""
+            return "outbox full (the broker unreachable or not keeping up): shed \(total) state message(s) on "
+                + "\(sorted.count) topic(s) (each shed topic's current value is published again now): "
+                + named.joined(separator: ", ") + more
         }
     }
 

@@ -218,6 +218,8 @@ private struct Storage: ~Copyable {
     var order: [UInt64] = []
     var orderHead = 0
     var latestStateByTopic: [String: UInt64] = [:]
+    /// No live state message has a smaller sequence: where the search for the oldest states to shed starts.
+    var stateShedFloor: UInt64 = 1  // sequence numbers start at 1
     var nextSequence: UInt64 = 1
     var liveBytes = 0
     var journalLength = 0
@@ -305,10 +307,13 @@ private struct Storage: ~Copyable {
         // Decide before touching anything whether shedding older states can make room.
         var victims: [OutboxMessage] = []
         if countAfter > configuration.maxMessages || bytesAfter > configuration.maxBytes {
-            let states = latestStateByTopic.values.filter { $0 != superseded }.sorted()
-            for sequence in states {
-                guard countAfter > configuration.maxMessages || bytesAfter > configuration.maxBytes else { break }
-                guard let victim = messages[sequence] else { continue }
+            // The oldest states first: walk `order` from the floor below which no state is live (each message
+            // is passed once over the outbox's life, not sorted again per append while the outbox stays full).
+            var index = firstOrderIndex(after: stateShedFloor - 1)
+            while index < order.count, countAfter > configuration.maxMessages || bytesAfter > configuration.maxBytes {
+                let sequence = order[index]
+                index += 1
+                guard sequence != superseded, let victim = messages[sequence], victim.kind == .state else { continue }
                 victims.append(victim)
                 countAfter -= 1
                 bytesAfter -= victim.size
@@ -334,6 +339,8 @@ private struct Storage: ~Copyable {
         nextSequence += 1
         if let superseded { forget(superseded) }
         for victim in victims { forget(victim.sequence) }
+        // Every live state up to the last victim is gone now (shed, or the superseded one).
+        if let last = victims.last { stateShedFloor = last.sequence + 1 }
         insert(message)
         needsSync = true
         if configuration.syncEveryAppend { try syncIfNeeded() }
@@ -460,20 +467,25 @@ private struct Storage: ~Copyable {
 
     func pending(after sequence: UInt64, limit: Int) -> [OutboxMessage] {
         guard limit > 0, orderHead < order.count else { return [] }
-        // `order` is sorted: binary search for the first sequence > `sequence`.
+        var result: [OutboxMessage] = []
+        var index = firstOrderIndex(after: sequence)
+        while index < order.count && result.count < limit {
+            if let message = messages[order[index]] { result.append(message) }
+            index += 1
+        }
+        return result
+    }
+
+    /// The index in `order` (from `orderHead`) of the first sequence number greater than `sequence`:
+    /// `order` is sorted, so a binary search.
+    private func firstOrderIndex(after sequence: UInt64) -> Int {
         var low = orderHead
         var high = order.count
         while low < high {
             let mid = (low + high) / 2
             if order[mid] <= sequence { low = mid + 1 } else { high = mid }
         }
-        var result: [OutboxMessage] = []
-        var index = low
-        while index < order.count && result.count < limit {
-            if let message = messages[order[index]] { result.append(message) }
-            index += 1
-        }
-        return result
+        return low
     }
 
     mutating func compactIfWorthwhile() throws(MQTTError) {

@@ -22,6 +22,16 @@ import Testing
         #expect(ledger.take(now: start.addingTimeInterval(1.0))?.total == 1, "then reported, not lost")
         #expect(ledger.take(now: start.addingTimeInterval(5)) == nil)
     }
+
+    @Test func aFleetWideShedNamesTwentyTopicsAndCountsTheRest() throws {
+        let ledger = ShedLedger(minimumIntervalSeconds: 1)
+        for vehicle in 0..<500 { ledger.record(topic: "fleet/v\(vehicle)/location/snapped") }
+        let message = try #require(ledger.take(now: Date(timeIntervalSince1970: 1_000))).message
+        #expect(message.contains("shed 500 state message(s) on 500 topic(s)"))
+        #expect(message.contains("fleet/v0/location/snapped ×1"))
+        #expect(message.hasSuffix(", and 480 more topic(s)"))
+        #expect(message.utf8.count < 1_200, "\(message.utf8.count) bytes")
+    }
 }
 
 /// The agent says on `agent/error` when its outbox sheds state messages (issue: "says so on the error topic").
