@@ -28,8 +28,9 @@ enum MatchCommand {
             speedLimitKph, matched (and altitude, horizontalAccuracy, source, onRoute, routeDistanceMeters,
             closedRoad: true when the fix was put on a road closed to the mode by its tags, e.g. a pedestrian
             street or motor_vehicle=no).
-            A line that is not a fix gives {"error":{"code":…,"message":…},"line":N} in its place. Blank lines
-            are skipped.
+            A line that is not a fix gives {"error":{"code":…,"message":…},"line":N} in its place (N counts every
+            input line from 1). Blank lines are skipped. Output streams: each line comes out once its fix's answer
+            is final (20 s of later fixes, or the end of input), so a trace of any length, or a live one, works.
             """,
         options: [
             OptionSpec("map", value: "FILE", help: "road graph file made by 'edgenav map import', or an OSM extract (imported in memory)"),
@@ -48,41 +49,24 @@ enum MatchCommand {
                                                  reason: "expected driving, cycling, walking, taxi or twoWheeler")
             }
             let graph = try MapFile.load(mapPath)
-            for line in match(StandardInput.lines(), graph: graph, mode: mode, provisional: arguments.flag("provisional")) {
-                context.print(line)
+            // Streams: each line is printed once its answer is final, so a long or live trace needs no more
+            // memory than the matcher's lag.
+            let stream = JSONLinesMatcher(index: RoadGeometryIndex(graph: graph), mode: mode,
+                                          provisional: arguments.flag("provisional"))
+            while let line = readLine(strippingNewline: true) {
+                let ready = stream.push(line.hasSuffix("\r") ? String(line.dropLast()) : line)
+                if !ready.isEmpty { context.print(ready.joined(separator: "\n")) }
             }
+            let rest = stream.finish()
+            if !rest.isEmpty { context.print(rest.joined(separator: "\n")) }
             return ExitStatus.success
         }
     }
 
-    struct LineError: Error {
-        var code: String
-        var message: String
-    }
-
-    /// The output lines for `lines`.
+    /// The output lines for `lines` (what the command prints for them as standard input).
     static func match(_ lines: [String], graph: RoadGraph, mode: TravelMode, provisional: Bool = false) -> [String] {
-        var fixes: [LocationFix] = []
-        var slots: [Result<Int, LineError>] = []
-        for (number, line) in lines.enumerated() where !line.trimmingCharacters(in: .whitespaces).isEmpty {
-            do {
-                fixes.append(try MatchingJSON.decodeFix(line))
-                slots.append(.success(fixes.count - 1))
-            } catch let error as MatchingJSONError {
-                slots.append(.failure(LineError(code: error.code, message: "line \(number + 1): \(error.message)")))
-            } catch {
-                slots.append(.failure(LineError(code: "match.invalid_json", message: "line \(number + 1)")))
-            }
-        }
-        let matched = BatchMatcher(index: RoadGeometryIndex(graph: graph), mode: mode).match(fixes, provisional: provisional)
-        return slots.map { slot in
-            switch slot {
-            case .success(let i): return MatchingJSON.encode(matched[i])
-            case .failure(let error):
-                return JSONValue.object([("error", .object([("code", .string(error.code)),
-                                                            ("message", .string(error.message))]))]).text
-            }
-        }
+        let stream = JSONLinesMatcher(index: RoadGeometryIndex(graph: graph), mode: mode, provisional: provisional)
+        return lines.flatMap { stream.push($0) } + stream.finish()
     }
 }
 

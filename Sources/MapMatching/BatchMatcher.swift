@@ -34,31 +34,77 @@ public struct BatchMatcher {
     }
 }
 
-extension BatchMatcher {
-    /// `edgenav match` in one call: JSON fix lines in, one JSON output line per input line, in order. Blank lines
-    /// are skipped; a line that is not a valid fix gives `{"matched":false,"error":CODE,"message":…}` in its
-    /// place, and the trace continues around it.
-    public func matchJSONLines(_ lines: [String], route: Route? = nil) -> [String] {
-        var fixes: [LocationFix] = []
-        var slots: [Result<Int, MatchingJSONError>] = []
-        for line in lines where !line.allSatisfy(\.isWhitespace) {
-            do {
-                fixes.append(try MatchingJSON.decodeFix(line))
-                slots.append(.success(fixes.count - 1))
-            } catch let error as MatchingJSONError {
-                slots.append(.failure(error))
-            } catch {
-                slots.append(.failure(MatchingJSONError(code: "match.invalid_json", message: "\(error)")))
-            }
+/// `edgenav match`'s line protocol as a state machine: push input lines one at a time and get back the output
+/// lines that are decided, in input order, so a trace of any length streams through in bounded memory and each
+/// line comes out as soon as its fix's answer is final (the matcher's lag: 20 s of fixes), or at once with
+/// `provisional`. One output line per non-blank input line: the snapped location (`MatchingJSON.encode`), or for a
+/// line that is not a fix `{"error":{"code":…,"message":…},"line":N}` (N counts every input line from 1, blank ones
+/// included), and the trace continues around it.
+public final class JSONLinesMatcher {
+    private let matcher: MapMatcher
+    private let provisional: Bool
+    /// Output lines not yet handed out, oldest first from `head`; nil: a fix still waiting for its final answer.
+    private var slots: [String?] = []
+    private var head = 0
+    /// Where to look for the next slot waiting for an answer (answers come in input order).
+    private var nextAnswer = 0
+    private var lineNumber = 0
+
+    public init(index: RoadGeometryIndex, mode: TravelMode = .driving,
+                configuration: MapMatchingConfiguration = MapMatchingConfiguration(), route: Route? = nil,
+                provisional: Bool = false) {
+        matcher = MapMatcher(index: index, mode: mode, configuration: configuration)
+        matcher.setRoute(route)
+        self.provisional = provisional
+    }
+
+    /// Takes one input line (without its line break) and returns the output lines ready now, in order.
+    public func push(_ line: String) -> [String] {
+        lineNumber += 1
+        guard !line.allSatisfy(\.isWhitespace) else { return [] }
+        let fix: LocationFix
+        do {
+            fix = try MatchingJSON.decodeFix(line)
+        } catch {
+            let failure = error as? MatchingJSONError
+                ?? MatchingJSONError(code: "match.invalid_json", message: "not a fix object: \(line.prefix(80))")
+            slots.append("{\"error\":{\"code\":\(MatchingJSON.string(failure.code)),\"message\":"
+                         + "\(MatchingJSON.string(failure.message))},\"line\":\(lineNumber)}")
+            return takeReady()
         }
-        let matched = match(fixes, route: route)
-        return slots.map { slot in
-            switch slot {
-            case .success(let i): return MatchingJSON.encode(matched[i])
-            case .failure(let e):
-                return "{\"matched\":false,\"error\":\(MatchingJSON.string(e.code)),\"message\":\(MatchingJSON.string(e.message))}"
-            }
+        let update = matcher.update(fix)
+        slots.append(nil)
+        answer(provisional ? [update.provisional] : update.finalized)
+        return takeReady()
+    }
+
+    /// At the end of the input: the remaining lines (the last fixes' answers, decided now without later fixes).
+    public func finish() -> [String] {
+        if !provisional { answer(matcher.finish()) }
+        return takeReady()
+    }
+
+    private func answer(_ locations: [SnappedLocation]) {
+        for location in locations {
+            while nextAnswer < slots.count, slots[nextAnswer] != nil { nextAnswer += 1 }
+            precondition(nextAnswer < slots.count, "the matcher answered a fix it was not given")
+            slots[nextAnswer] = MatchingJSON.encode(location)
+            nextAnswer += 1
         }
+    }
+
+    private func takeReady() -> [String] {
+        var ready: [String] = []
+        while head < slots.count, let line = slots[head] {
+            ready.append(line)
+            head += 1
+        }
+        if head > 1024, head * 2 > slots.count {
+            slots.removeFirst(head)
+            nextAnswer -= head
+            head = 0
+        }
+        return ready
     }
 }
 

@@ -79,6 +79,34 @@ import Testing
         #expect(try MatchingJSON.decodeFix(MatchingJSON.encode(f)) == f)
     }
 
+    /// `edgenav match` streams: a line comes out once its fix's answer is final (the lag), not at the end of input,
+    /// and the lines are the batch matcher's answers.
+    @Test func streamingHandsOutEachLineOnceItsAnswerIsFinal() throws {
+        let f = try MatchingFixture("""
+            A----------------------------------------------------------B
+            """, roads: [FixtureRoad(nodes: "AB", name: "Main", speedLimitKph: 40)])
+        var fixes: [LocationFix] = []
+        for i in 0..<90 {
+            let p = f.at("A", "B", 0.05 + Double(i) / 100, north: i % 2 == 0 ? 4 : -4)
+            fixes.append(LocationFix(coordinate: p, timestamp: 1_700_000_000 + Double(i), speedMetersPerSecond: 5))
+        }
+        let stream = JSONLinesMatcher(index: f.index)
+        #expect(stream.push("{broken").count == 1, "an error at the head of the output comes out at once")
+        var out: [String] = []
+        var readyWhilePushing: [Int] = []
+        for fix in fixes {
+            out += stream.push(MatchingJSON.encode(fix))
+            readyWhilePushing.append(out.count)
+        }
+        #expect(readyWhilePushing[10] == 0, "within the lag nothing is final yet")
+        #expect(readyWhilePushing[60] >= 30, "after 60 s of fixes the first ones are out: \(readyWhilePushing[60])")
+        #expect(readyWhilePushing.last ?? 0 < fixes.count, "the last fixes wait for the end of input")
+        out += stream.finish()
+        // The batch matcher on the fixes as the stream read them (the JSON lines round coordinates to 1e-7°).
+        let decoded = try fixes.map { try MatchingJSON.decodeFix(MatchingJSON.encode($0)) }
+        #expect(out == BatchMatcher(index: f.index).match(decoded).map(MatchingJSON.encode))
+    }
+
     @Test func batchMatchingOfJSONLinesKeepsOneOutputPerInputLine() throws {
         let f = try MatchingFixture("""
             A----------------------------------------------------------B
@@ -89,10 +117,12 @@ import Testing
             lines.append(#"{"lat": \#(p.latitude), "lon": \#(p.longitude), "timestamp": \#(1_700_000_000 + i), "speed": 10}"#)
             if i == 3 { lines.append("{broken"); lines.append("") }
         }
-        let out = BatchMatcher(index: f.index).matchJSONLines(lines)
+        let stream = JSONLinesMatcher(index: f.index)
+        let out = lines.flatMap { stream.push($0) } + stream.finish()
         #expect(out.count == 9)
         let objects = try out.map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
-        #expect(objects[4]["error"] as? String == "match.invalid_json" && objects[4]["matched"] as? Bool == false)
+        #expect((objects[4]["error"] as? [String: Any])?["code"] as? String == "match.invalid_json")
+        #expect(objects[4]["line"] as? Int == 5)
         for (i, o) in objects.enumerated() where i != 4 {
             #expect(o["matched"] as? Bool == true && o["roadName"] as? String == "Main" && o["speedLimitKph"] as? Int == 40)
             #expect(o["osmWayId"] as? Int == Int(f.way("Main")) && o["speed"] as? Int == 10)
