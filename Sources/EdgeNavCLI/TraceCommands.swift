@@ -5,15 +5,6 @@ import MapMatching
 import Navigation
 import RoadGraph
 
-/// Reads standard input as lines (the trace commands' input).
-enum StandardInput {
-    static func lines() -> [String] {
-        let data = FileHandle.standardInput.readDataToEndOfFile()
-        return String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
-            .map { $0.hasSuffix("\r") ? String($0.dropLast()) : String($0) }
-    }
-}
-
 /// `edgenav match`: raw fixes in, road-snapped fixes out, one JSON line each, in order.
 enum MatchCommand {
     static let spec = CommandSpec(
@@ -88,6 +79,7 @@ enum ReplayCommand {
             that time (file order among equal times), each just before the first fix at or after it (the lines up
             to the first fix before the route is planned; lines after the last fix are not applied), so a replay
             gives the same events every time. Their segment count is not limited.
+            Output streams: each line's events are printed as it is read (lines before the first fix wait for it).
             """,
         options: [
             OptionSpec("map", value: "FILE", help: "road graph file made by 'edgenav map import', or an OSM extract (imported in memory)"),
@@ -120,47 +112,102 @@ enum ReplayCommand {
                 traffic = String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
             }
             let map = NavigationMap(graph: try MapFile.load(mapPath), name: mapPath, places: places)
-            let lines = try replay(
-                StandardInput.lines(), destinations: Array(destinations), map: map,
-                vehicleID: arguments.string("vehicle-id") ?? "replay", autoContinue: !arguments.flag("no-continue"),
-                traffic: traffic)
-            for line in lines { context.print(line) }
+            // Streams: each line's events are printed as it is read (after the first fix, which dates the start).
+            var stream = try ReplayStream(
+                destinations: Array(destinations), map: map, vehicleID: arguments.string("vehicle-id") ?? "replay",
+                autoContinue: !arguments.flag("no-continue"), traffic: traffic)
+            while let line = readLine(strippingNewline: true) {
+                let printed = stream.push(line.hasSuffix("\r") ? String(line.dropLast()) : line)
+                if !printed.isEmpty { context.print(printed.joined(separator: "\n")) }
+            }
+            let rest = stream.finish()
+            if !rest.isEmpty { context.print(rest.joined(separator: "\n")) }
             return ExitStatus.success
         }
     }
 
-    /// The printed lines for a trace.
+    /// The printed lines for a trace (what the command prints for `lines` as standard input).
     static func replay(_ lines: [String], destinations: [UInt8], map: NavigationMap, vehicleID: String,
                        autoContinue: Bool, traffic: [String] = []) throws -> [String] {
-        var limits = InputLimits()
-        limits.maximumFixAgeSeconds = .infinity
-        limits.maximumFixLeadSeconds = .infinity
-        // The destinations file is the dispatch payload, but the continue policy is the command line's.
-        let parsed: Assignment?
-        do {
-            parsed = try DestinationsPayload.decode(destinations, limits: limits)
-        } catch {
-            throw CommandFailure("the destinations file is not a nav/destinations payload: \(error)")
-        }
-        guard var assignment = parsed else { throw CommandFailure("the destinations file is empty") }
-        assignment.autoContinue = autoContinue
+        var stream = try ReplayStream(destinations: destinations, map: map, vehicleID: vehicleID,
+                                      autoContinue: autoContinue, traffic: traffic)
+        return lines.flatMap { stream.push($0) } + stream.finish()
+    }
 
-        let traceLines = lines.filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
-        let firstTime = traceLines.lazy.compactMap { try? LocationPayload.decode(Array($0.utf8), limits: limits).fix.timestamp }
-            .first ?? Date(timeIntervalSince1970: 0)
-        let session = VehicleSession(vehicleID: vehicleID, map: map, limits: limits, now: firstTime)
-        var feed = try TrafficFeed(lines: traffic)
-        var out = print(session.receiveAssignment(assignment, now: firstTime))
-        for line in traceLines {
-            let bytes = Array(line.utf8)
-            // Judge each fix at its own time: the recording's clock, not ours.
-            let time = (try? LocationPayload.decode(bytes, limits: limits).fix.timestamp) ?? firstTime
-            for due in feed.take(through: max(time, firstTime)) {
-                out += print(session.receiveTraffic(due.observations, now: due.receivedAt))
+    /// A trace through one vehicle session, a line at a time. The session starts (and the assignment is set) at
+    /// the time of the first line that is a fix; lines before it wait for it.
+    struct ReplayStream {
+        let assignment: Assignment
+        let map: NavigationMap
+        let vehicleID: String
+        let limits: InputLimits
+        var feed: TrafficFeed
+        var session: VehicleSession?
+        var firstTime = Date(timeIntervalSince1970: 0)
+        var waiting: [String] = []
+
+        init(destinations: [UInt8], map: NavigationMap, vehicleID: String, autoContinue: Bool,
+             traffic: [String]) throws {
+            var limits = InputLimits()
+            limits.maximumFixAgeSeconds = .infinity
+            limits.maximumFixLeadSeconds = .infinity
+            // The destinations file is the dispatch payload, but the continue policy is the command line's.
+            let parsed: Assignment?
+            do {
+                parsed = try DestinationsPayload.decode(destinations, limits: limits)
+            } catch {
+                throw CommandFailure("the destinations file is not a nav/destinations payload: \(error)")
             }
-            out += print(session.receiveLocation(bytes, topic: "location/raw", now: time))
+            guard var assignment = parsed else { throw CommandFailure("the destinations file is empty") }
+            assignment.autoContinue = autoContinue
+            self.assignment = assignment
+            self.map = map
+            self.vehicleID = vehicleID
+            self.limits = limits
+            feed = try TrafficFeed(lines: traffic)
         }
-        return out
+
+        /// The printed lines for one input line.
+        mutating func push(_ line: String) -> [String] {
+            guard !line.trimmingCharacters(in: .whitespaces).isEmpty else { return [] }
+            guard session == nil else { return process(line) }
+            guard let time = fixTime(line) else {
+                waiting.append(line)
+                return []
+            }
+            return start(at: time) + process(line)
+        }
+
+        /// At the end of the input: a trace without any fix still gets its assignment (planned at time 0) and its
+        /// error lines.
+        mutating func finish() -> [String] {
+            session == nil ? start(at: Date(timeIntervalSince1970: 0)) : []
+        }
+
+        private mutating func start(at time: Date) -> [String] {
+            firstTime = time
+            let session = VehicleSession(vehicleID: vehicleID, map: map, limits: limits, now: time)
+            self.session = session
+            var out = ReplayCommand.print(session.receiveAssignment(assignment, now: time))
+            for line in waiting { out += process(line) }
+            waiting = []
+            return out
+        }
+
+        private mutating func process(_ line: String) -> [String] {
+            guard let session else { return [] }
+            // Judge each fix at its own time: the recording's clock, not ours.
+            let time = fixTime(line) ?? firstTime
+            var out: [String] = []
+            for due in feed.take(through: max(time, firstTime)) {
+                out += ReplayCommand.print(session.receiveTraffic(due.observations, now: due.receivedAt))
+            }
+            return out + ReplayCommand.print(session.receiveLocation(Array(line.utf8), topic: "location/raw", now: time))
+        }
+
+        private func fixTime(_ line: String) -> Date? {
+            try? LocationPayload.decode(Array(line.utf8), limits: limits).fix.timestamp
+        }
     }
 
     /// The `--traffic` file: payloads in the order they are applied.

@@ -87,6 +87,35 @@ import TestKit
         #expect(payloads.allSatisfy { $0["schemaVersion"] as? Int == 1 && $0["seq"] is Int })
     }
 
+    /// `replay` streams: every fix's events come out when its line is pushed, the first fix's included; a line before
+    /// the first fix waits for it (the first fix dates the start of the session).
+    @Test func replayStreamsEachFixsEventsAsItsLineArrives() throws {
+        let map = NavigationMap(graph: try Self.graph(), name: "street")
+        let destinations = Array(#"{"assignmentId":"r-1","waypoints":[{"lat":60.17,"lon":24.9436,"title":"End"}]}"#.utf8)
+        let lines = ["not a fix"] + Self.trace()
+        var stream = try ReplayCommand.ReplayStream(destinations: destinations, map: map, vehicleID: "v",
+                                                    autoContinue: true, traffic: [])
+        #expect(stream.push(lines[0]).isEmpty, "waits for the first fix")
+        var streamed: [String] = []
+        for (index, line) in lines.dropFirst().enumerated() {
+            let printed = stream.push(line)
+            let fixTime = try #require(
+                (try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["timestamp"] as? Double)
+            let snappedTimes = printed.compactMap { text -> String? in
+                let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
+                guard object?["topic"] as? String == "location/snapped" else { return nil }
+                return (object?["payload"] as? [String: Any])?["timestamp"] as? String
+            }
+            #expect(snappedTimes == [ISO8601Timestamp.string(from: Date(timeIntervalSince1970: fixTime))],
+                    "line \(index + 2): its own snapped location, at once")
+            streamed += printed
+        }
+        streamed += stream.finish()
+        #expect(streamed == (try ReplayCommand.replay(lines, destinations: destinations, map: map, vehicleID: "v",
+                                                      autoContinue: true)))
+        #expect(streamed.contains { $0.contains(#""topic":"agent/error""#) }, "the line that is not a fix is answered")
+    }
+
     /// `replay --traffic`: each payload applied when the replay reaches its receivedAt (or its newest observedAt).
     @Test func replayAppliesTrafficPayloadsAtTheirTime() throws {
         let map = NavigationMap(graph: try Self.graph(), name: "street")
