@@ -531,6 +531,8 @@ public final class MapMatcher {
         let graph = index.graph
         let edgeSource = index.edgeSource, edgeTarget = index.edgeTarget
         let fixSpeed = fix.validSpeed
+        let speedWithoutCourse = (fixSpeed ?? 0) >= configuration.signedMoveMinimumSpeedMetersPerSecond
+            && fix.validCourse == nil
         var bestPrevious = -Double.infinity
         for s in previousScore where s > bestPrevious { bestPrevious = s }
         let tolerance = configuration.backwardJitterToleranceMeters
@@ -571,9 +573,15 @@ public final class MapMatcher {
             var tree: DistanceTree?
             var searched = false
             let treeBound = bound - remaining
-            @inline(__always) func score(_ d: Double, _ penalty: Double) -> Double {
+            /// `d`: the distance travelled along the road, against the fixes' straight-line distance and the
+            /// distance their speed implies. `along`: the same, negative when the move runs backwards on the road.
+            /// For a moving fix without a course it replaces `d` in the speed term
+            /// (`signedMoveMinimumSpeedMetersPerSecond`): nothing else tells which way a vehicle faces on a two-way
+            /// road. With a course, without a speed or below that speed, backward jitter keeps counting as its
+            /// length: on dense short ways and at stops the signed term cost accuracy at noise-sized backward moves.
+            @inline(__always) func score(_ d: Double, _ penalty: Double, along: Double? = nil) -> Double {
                 var v = -abs(d - gc) / b1 - logBeta - penalty
-                if let expected { v -= abs(d - expected) / speedBeta + logSpeedBeta }
+                if let expected { v -= abs((speedWithoutCourse ? along ?? d : d) - expected) / speedBeta + logSpeedBeta }
                 return v
             }
             for b in 0..<roadCount {
@@ -582,7 +590,7 @@ public final class MapMatcher {
                 var move = 0.0
                 if to.edge == from.edge && to.offset >= from.offset - tolerance {
                     let d = abs(to.offset - from.offset)
-                    if d <= bound { best = score(d, 0); move = to.offset - from.offset }
+                    if d <= bound { best = score(d, 0, along: to.offset - from.offset); move = to.offset - from.offset }
                 }
                 if let twin, to.edge == twin {
                     // Turning round in the middle of the road.
@@ -596,7 +604,7 @@ public final class MapMatcher {
                     // Jitter backwards over the junction behind (a stopped car's fixes straddle the stop line).
                     let d = from.offset + index.length(of: to.edge) - to.offset
                     if d <= tolerance {
-                        let v = score(d, 0)
+                        let v = score(d, 0, along: -d)
                         if v > best { best = v; move = -d }
                     }
                 }

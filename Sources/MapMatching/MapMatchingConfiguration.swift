@@ -127,6 +127,13 @@ public struct MapMatchingConfiguration: Sendable, Hashable {
     /// loop round the block, metres. Consecutive snapped positions differ by the along-road error of two fixes
     /// (σ√2 each). Default 20.
     public var backwardJitterToleranceMeters: Double = 20
+    /// A fix with a speed of at least this but no course: its speed term compares the signed distance along the road
+    /// (negative backwards) with the distance the speed implies, so a state moving backwards at every fix (the twin
+    /// edge of a two-way road) no longer scores as well as one moving forwards, m/s. Slower fixes, and fixes with a
+    /// course (the heading term decides the direction), keep counting backward jitter by its length: receivers drop
+    /// the course below about 1 m/s, where noise-sized backward moves are normal and signed scoring cost stopped
+    /// fixes on SUMO drives (Baltimore 5 s 98.7 → 98.1 % within 10 m). Default 2. `.infinity` disables.
+    public var signedMoveMinimumSpeedMetersPerSecond: Double = 2
     /// While both fixes report a speed below `stationarySpeedMetersPerSecond`, moving forward onto another edge costs
     /// this much log-likelihood. Default 0: averaging the standing fixes (below) and the standing-past-junction prior
     /// did better on simulated drives than locking the first decision in (which a penalty does).

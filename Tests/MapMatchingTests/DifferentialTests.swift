@@ -215,37 +215,44 @@ struct OfflineViterbiReference {
                 var best = -Double.infinity, arg = -1
                 var from = EdgeID.max
                 for (ai, a) in columns[i - 1].enumerated() where score[i - 1][ai].isFinite {
-                    var options: [(Double, Double, Bool)] = []  // (distance, penalty, moves back over a junction)
+                    // (distance, penalty, moves back over a junction, signed distance along the road: negative
+                    // backwards, what the speed term compares)
+                    var options: [(Double, Double, Bool, Double)] = []
                     if a.edge == b.edge && b.offset >= a.offset - c.backwardJitterToleranceMeters {
-                        options.append((abs(b.offset - a.offset), 0, false))
+                        options.append((abs(b.offset - a.offset), 0, false, b.offset - a.offset))
                     }
                     // A stopped vehicle (both fixes slower than the threshold) pays for changing edge.
                     let stationary = (fixes[i - 1].validSpeed ?? .infinity) < c.stationarySpeedMetersPerSecond
                         && (fixes[i].validSpeed ?? .infinity) < c.stationarySpeedMetersPerSecond
                     let change = stationary ? c.stationaryEdgeChangePenalty : 0
                     if index.graph.reverseEdge(of: a.edge) == b.edge {
-                        options.append((abs(index.length(of: b.edge) - b.offset - a.offset), c.uTurnPenalty + change, false))
+                        let d = abs(index.length(of: b.edge) - b.offset - a.offset)
+                        options.append((d, c.uTurnPenalty + change, false, d))
                     }
                     let g = index.graph
                     if arrived[i - 1][ai] == b.edge && g.reverseEdge(of: a.edge) != b.edge && g.target(of: b.edge) == g.source(of: a.edge),
                        a.offset + index.length(of: b.edge) - b.offset <= c.backwardJitterToleranceMeters {
-                        options.append((a.offset + index.length(of: b.edge) - b.offset, 0, true))
+                        let d = a.offset + index.length(of: b.edge) - b.offset
+                        options.append((d, 0, true, -d))
                     }
                     let remaining = index.length(of: a.edge) - a.offset
                     if g.reverseEdge(of: a.edge) == b.edge {
                         // Turning round at the junction ahead.
-                        options.append((remaining + b.offset, c.uTurnPenalty + change, false))
+                        options.append((remaining + b.offset, c.uTurnPenalty + change, false, remaining + b.offset))
                     } else if bound - remaining > 0, a.edge != b.edge || options.isEmpty,
                        let via = roadDistances(from: index.graph.target(of: a.edge), limit: bound - remaining)[index.graph.source(of: b.edge)] {
                         // Ending on the twin of the path's last edge is a U-turn at a junction.
                         let turn = via.distance > 0 && via.lastEdge.flatMap { g.reverseEdge(of: $0) } == b.edge
-                        options.append((remaining + via.distance + b.offset, (a.edge == b.edge ? 0 : change) + (turn ? c.uTurnPenalty : 0), false))
+                        let d = remaining + via.distance + b.offset
+                        options.append((d, (a.edge == b.edge ? 0 : change) + (turn ? c.uTurnPenalty : 0), false, d))
                     }
-                    for (d, penalty, backwards) in options where d <= bound {
+                    for (d, penalty, backwards, along) in options where d <= bound {
                         var t = -abs(d - gc) / beta - log(beta) - penalty
                         if let v0 = fixes[i - 1].validSpeed, let v1 = fixes[i].validSpeed {
                             let sb = c.speedBetaMeters + c.speedBetaGrowthMetersPerSecond * dt
-                            t -= abs(d - 0.5 * (v0 + v1) * dt) / sb + log(sb)
+                            // Signed along the road for a fix with a speed but no course (see MapMatcher).
+                            let moved = fixes[i].validCourse == nil && v1 >= c.signedMoveMinimumSpeedMetersPerSecond ? along : d
+                            t -= abs(moved - 0.5 * (v0 + v1) * dt) / sb + log(sb)
                         }
                         if score[i - 1][ai] + t > best {
                             best = score[i - 1][ai] + t
