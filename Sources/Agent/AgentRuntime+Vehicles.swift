@@ -341,7 +341,10 @@ extension AgentRuntime {
         for message in messages {
             if message.topic == .error { metrics.errors += 1 }
             if message.topic.kind == .event { hasEvent = true }
-            pendingOutputs.append(OutboxEntry(topic: tree.output(message.topic), payload: message.payloadBytes,
+            let topic = tree.output(message.topic)
+            // A fresh value of a shed topic: nothing left to republish for it.
+            if !shedTopicsToRepublish.isEmpty { shedTopicsToRepublish.remove(topic) }
+            pendingOutputs.append(OutboxEntry(topic: topic, payload: message.payloadBytes,
                                               retain: true, kind: message.topic.kind))
         }
         if hasEvent || !deferringNetworkWake { flushPendingOutputs() }
@@ -399,22 +402,33 @@ extension AgentRuntime {
         }
     }
 
-    /// Reports what the outbox shed (at most once a second: `ShedLedger`) and publishes the shed trip states again.
-    /// Called after each successful publish and from the 100 ms tick, so the last shedding of a burst is reported
-    /// even when nothing else is published after it.
+    /// Reports what the outbox shed (at most once a second: `ShedLedger`) and publishes the shed trip states again
+    /// once the outbox has room. Called after each successful publish and from the 100 ms tick, so the last shedding
+    /// of a burst is reported even when nothing else is published after it.
     func reportShedIfDue() {
-        guard !reportingShed, let report = shedLedger.take(now: Date()) else { return }
+        guard !reportingShed else { return }
         reportingShed = true
         defer { reportingShed = false }
-        publishAgentError(AgentInputError(.outboxShed, report.message), topic: nil, payload: nil, now: Date())
-        republishTripStates(shedTopics: report.countsByTopic.keys)
+        if let report = shedLedger.take(now: Date()) {
+            logger.warning("outbox full: shed state messages",
+                           [("messages", String(report.total)), ("topics", String(report.countsByTopic.count))])
+            publishAgentError(AgentInputError(.outboxShed, report.message), topic: nil, payload: nil, now: Date())
+            shedTopicsToRepublish.formUnion(report.countsByTopic.keys)
+        }
+        republishShedTopicsIfRoom()
     }
 
     /// The outbox sheds a topic's newest value (older ones were already superseded), so a vehicle whose state topic
     /// was shed and does not change again — a finished trip, a parked vehicle — would keep a stale retained value.
-    /// After reporting the shedding, publish each such topic's current value again, with a new `seq`.
-    private func republishTripStates(shedTopics: Dictionary<String, Int>.Keys) {
-        let shed = Set(shedTopics)
+    /// Each such topic's current value is published again, with a new `seq`, but only once the outbox is below half
+    /// its bound with them in it: while the broker is slow rather than away the outbox stays near full, and
+    /// republishing there would shed other topics' values, to be republished in turn (a fleet of 10,000 spent most of
+    /// its CPU on that loop). A topic published afresh meanwhile is left out (`publish(_:vehicleID:)`).
+    private func republishShedTopicsIfRoom() {
+        guard !shedTopicsToRepublish.isEmpty,
+              client.outbox.count + shedTopicsToRepublish.count <= configuration.outboxMaxMessages / 2 else { return }
+        let shed = shedTopicsToRepublish
+        shedTopicsToRepublish = []
         let now = Date()
         let stateTopics = OutputTopic.allCases.filter { $0.kind == .state && $0 != .metrics }
         for (vehicleID, tree) in vehicleTopics {

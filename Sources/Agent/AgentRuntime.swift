@@ -25,6 +25,9 @@ public final class AgentRuntime: @unchecked Sendable {
     let shedLedger: ShedLedger
     /// True while the agent publishes its own shed report (so that publish does not report again).
     var reportingShed = false
+    /// Output topics whose value the outbox shed and that have not been published since: their current value goes
+    /// out again once the outbox has room (`republishShedTopicsIfRoom`).
+    var shedTopicsToRepublish: Set<String> = []
     /// Why the outbox last refused an output (`mqtt.outboxFull` or `mqtt.outboxIO` and its message), for the log.
     var lastOutboxRefusal: String?
     var sessions: [String: VehicleSession] = [:]
@@ -96,7 +99,9 @@ public final class AgentRuntime: @unchecked Sendable {
             maxMessages: configuration.outboxMaxMessages, maxBytes: configuration.outboxMaxBytes)
         if configuration.isFleet { outboxConfiguration.compactionThresholdBytes = Self.fleetCompactionThresholdBytes }
         let outbox = try Outbox(directory: outboxDirectory, configuration: outboxConfiguration) { [logger] notice in
-            logger.warning(
+            // Debug only: a fleet can shed thousands a second; the once-a-second summary (`reportShedIfDue`) is the
+            // warning, on `agent/error` and in the log.
+            logger.debug(
                 "outbox full: shed a message", [("topic", notice.topic), ("kind", notice.kind.rawValue), ("reason", notice.reason)])
             shedLedger.record(topic: notice.topic)
         }

@@ -55,3 +55,48 @@ import Testing
         #expect(text.contains("fleet/van-1/test/state-0"), "the oldest state message is the one shed: \(text)")
     }
 }
+
+/// While the outbox stays full (a broker slower than the fleet), shed topics wait to be republished: republishing them
+/// there would shed other vehicles' values, to be republished in turn. Once the outbox has room they go out again,
+/// except the topics a fresh value has replaced meanwhile.
+@Suite struct ShedRepublishTests {
+    @Test func shedTopicsAreRepublishedOnlyOnceTheOutboxHasRoom() throws {
+        let street = try StreetFixture()
+        let directory = NSTemporaryDirectory() + "edgenav-shed-republish-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        // Port 1 on loopback: nothing listens; the client is never started, so outputs stay in the outbox.
+        var configuration = AgentConfiguration(brokerURL: "mqtt://127.0.0.1:1", vehicleID: "+", stateDirectory: directory)
+        configuration.outboxMaxMessages = 10
+        configuration.inbox.minimumFixSpacingSeconds = 0
+        let runtime = try AgentRuntime(configuration: configuration, logger: Logger(minimumLevel: .error, sink: { _ in }),
+                                       map: street.map)
+        let now = Date().timeIntervalSince1970
+        func fix(_ vehicle: String, east: Double, secondsAgo: Double) {
+            runtime.messageInbox.deliver(MQTTMessage(topic: "fleet/\(vehicle)/location/raw", payload: Array(
+                #"{"lat":\#(street.a.latitude),"lon":\#(street.a.longitude + east),"timestamp":\#(now - secondsAgo)}"#.utf8),
+                retain: false))
+            runtime.messageInbox.deliveriesEnded()
+            _ = runtime.vehicleCount
+        }
+        let vehicles = (0..<12).map { "v\($0)" }
+        for vehicle in vehicles { fix(vehicle, east: 0, secondsAgo: 3) }
+        func held() -> Set<String> { Set(runtime.client.outbox.snapshot().map(\.topic)) }
+        let waiting = runtime.syncExclusively { runtime.shedTopicsToRepublish }
+        #expect(waiting.contains("fleet/v0/location/snapped") && waiting.contains("fleet/v0/nav/speeding"),
+                "12 vehicles' states do not fit in 10 messages: the first vehicle's were shed: \(waiting.sorted())")
+        #expect(runtime.client.outbox.count <= 10)
+        #expect(held().isDisjoint(with: waiting), "nothing republished into a full outbox")
+
+        // A fresh value of a waiting topic: it no longer waits (its speeding, unchanged, still does).
+        fix("v0", east: 0.00005, secondsAgo: 2)
+        let afterFresh = runtime.syncExclusively { runtime.shedTopicsToRepublish }
+        #expect(!afterFresh.contains("fleet/v0/location/snapped") && afterFresh.contains("fleet/v0/nav/speeding"))
+
+        // The broker takes everything: the outbox empties, and the next report republishes what still waits.
+        runtime.client.outbox.acknowledge(runtime.client.outbox.snapshot().map(\.sequence))
+        #expect(runtime.client.outbox.count == 0)
+        runtime.syncExclusively { runtime.reportShedIfDue() }
+        #expect(runtime.syncExclusively { runtime.shedTopicsToRepublish }.isEmpty)
+        #expect(held().contains("fleet/v0/nav/speeding"), "republished once there was room: \(held().sorted())")
+    }
+}
