@@ -114,9 +114,13 @@ public final class MapMatcher {
             standingSpeed: configuration.stationarySpeedMetersPerSecond,
             nearSamples: configuration.smoothingNearFixes, jerk: configuration.positionsOnlyJerkMetersPerSecondCubed,
             speedLagSeconds: configuration.speedStepSeconds,
-            stoppingChangeFactor: configuration.stoppingIntervalUncertaintyFactor)
+            stoppingChangeFactor: configuration.stoppingIntervalUncertaintyFactor,
+            standingRunSmoothing: configuration.positionsOnlyStandingRunSmoothing,
+            standingRunEndSeconds: configuration.positionsOnlyStandingRunEndSeconds)
         var provisionalModel = smootherModel
         provisionalModel.jerk = 0
+        // The newest fix has no later ones to show that a standing run has ended.
+        provisionalModel.standingRunSmoothing = false
         // One-sided: for the newest fix standing after moving ones, only the fixes before the stop say where it is.
         provisionalModel.stoppingChangeFactor = 1
         provisionalSmootherModel = provisionalModel
