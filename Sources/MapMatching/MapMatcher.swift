@@ -80,6 +80,8 @@ public final class MapMatcher {
     private var lastDecidedRoad: (edge: EdgeID, offset: Double, time: Double)?
     /// The last few fixes, for inferring a speed when fixes carry none.
     private var recentFixes: [(time: Double, coordinate: Coordinate)] = []
+    /// Reused buffer of `inferredMotion`.
+    private var speedInferencePoints: [(t: Double, x: Double, y: Double, dropped: Bool)] = []
     /// Running sums of the current run of stationary fixes (speed below `stationarySpeedMetersPerSecond`).
     private var stationaryLatitudeSum = 0.0
     private var stationaryLongitudeSum = 0.0
@@ -330,7 +332,9 @@ public final class MapMatcher {
         let kx = ky * cos(origin.latitude * .pi / 180)
         // The fixes in local metres; `dropped` marks those left out of the line (`speedInferenceOutlierSigmas`).
         var points: [(t: Double, x: Double, y: Double, dropped: Bool)] = []
-        points.reserveCapacity(n)
+        swap(&points, &speedInferencePoints)
+        defer { swap(&points, &speedInferencePoints) }
+        points.removeAll(keepingCapacity: true)
         for f in recentFixes[first...] {
             points.append((f.time, (f.coordinate.longitude - origin.longitude) * kx,
                            (f.coordinate.latitude - origin.latitude) * ky, false))
