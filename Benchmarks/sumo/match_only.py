@@ -7,6 +7,8 @@ Prints per map and interval the share of fixes off junctions on the true way (an
 p95 and stopped fixes within 10 m (evaluate.MatchTally); `speed,course` as the 4th argument drops those fields
 (positions only, as strip_fields.py does). No navigator replay, nothing written: for trying matcher settings
 quickly; the figures to quote come from scripts/bench-sumo. Needs the maps' white runs in .cache/bench-sumo/.
+With MATCH_ONLY_OUT=<dir> set, the answers are also written to <dir>/<map>/<probe>/match-<i>s.jsonl (for
+along_error.py <map dir> <i> <dir>/<map> and wrong_causes.py).
 """
 import json
 import os
@@ -44,6 +46,11 @@ def main():
                             fix.pop(k, None)
                         raw.append(json.dumps(fix))
                 out = evaluate.run_edgenav(binary, ["match", "--map", os.path.join(src, "map.graph")], raw)
+                if os.environ.get("MATCH_ONLY_OUT"):
+                    od = os.path.join(os.environ["MATCH_ONLY_OUT"], m, p)
+                    os.makedirs(od, exist_ok=True)
+                    with open(os.path.join(od, "match-%ds.jsonl" % step), "w") as f:
+                        f.writelines(json.dumps(o) + "\n" for o in out)
                 for t, o in zip(truth, out):
                     tally.add(p, t, o)
             r = tally.row()

@@ -28,8 +28,10 @@ struct OdometerSample {
 ///   distance: independent speed errors add up like a random walk, a trapezoid misses where in an interval the
 ///   speed changed, and a scale error (receiver speed against map length) grows with the distance driven. A
 ///   standing vehicle's neighbours therefore count almost fully however long ago they were taken.
-/// - Otherwise a constant-acceleration curve is fitted with weights 1 / (σ² + (j·|Δt|³/6)²) when `jerk` is set
-///   and at least four positions determine it, else a constant-velocity line with weights 1 / (σ² + (½·a·Δt²)²).
+/// - Otherwise a standing target (speed 0) is averaged with the standing samples next to it when
+///   `standingRunSmoothing` is set (as above: they all have a speed); else a constant-acceleration curve is fitted
+///   with weights 1 / (σ² + (j·|Δt|³/6)²) when `jerk` is set and at least four positions determine it, else a
+///   constant-velocity line with weights 1 / (σ² + (½·a·Δt²)²).
 ///
 /// Robustness: a first estimate from the `nearSamples` nearest neighbours only; then every observation within
 /// `rejectionSigmas` standard deviations of it is averaged (a stretch matched on the wrong road or a detour on the
@@ -92,6 +94,11 @@ enum AlongRoadSmoother {
         /// The uncertainty of where the speed changed is this many times larger over an interval that ends
         /// standing (see `MapMatchingConfiguration.stoppingIntervalUncertaintyFactor`).
         var stoppingChangeFactor: Double = 1
+        /// Without speeds, a standing target is averaged with its stop's samples only, unless the stop ends within
+        /// `standingRunEndSeconds` after it (see `MapMatchingConfiguration.positionsOnlyStandingRunSmoothing`).
+        var standingRunSmoothing = false
+        /// Seconds.
+        var standingRunEndSeconds: Double = 0
     }
 
     /// Weighted constant-acceleration fit s = a + b·τ + c·τ² with weights 1 / (σ² + (j·|τ|³/6)²); nil when the
@@ -182,6 +189,19 @@ enum AlongRoadSmoother {
                 return (all, samples[target].speed)
             }
             return (mean(nearOnly: false, within: nil, of: 0) ?? nearMean, samples[target].speed)
+        }
+        if model.standingRunSmoothing, samples[target].speed == 0 {
+            // A standing fix without speeds in the window: the fixes of its own stop (standing samples, speed 0, next
+            // to it) measure the same point, the moving ones before and after would bend the fitted curve. Not
+            // within `standingRunEndSeconds` of the stop's last sample when moving samples follow: the standing
+            // test (a line through 12 s of positions) notices a vehicle pulling away a few seconds late.
+            var lo = target, hi = target
+            while lo > samples.startIndex && samples[lo - 1].speed == 0 { lo -= 1 }
+            while hi < samples.endIndex - 1 && samples[hi + 1].speed == 0 { hi += 1 }
+            let departs = hi < samples.endIndex - 1 && samples[hi].time - t0 < model.standingRunEndSeconds
+            if hi > lo && (lo > samples.startIndex || hi < samples.endIndex - 1) && !departs {
+                return estimate(samples[lo...hi], target: target, model: model)
+            }
         }
         if model.jerk > 0, let fit = constantAccelerationFit(samples, at: t0, jerk: model.jerk) { return fit }
         // Weighted constant-velocity fit s = a + b·τ.

@@ -80,6 +80,8 @@ public final class MapMatcher {
     private var lastDecidedRoad: (edge: EdgeID, offset: Double, time: Double)?
     /// The last few fixes, for inferring a speed when fixes carry none.
     private var recentFixes: [(time: Double, coordinate: Coordinate)] = []
+    /// Reused buffer of `inferredMotion`.
+    private var speedInferencePoints: [(t: Double, x: Double, y: Double, dropped: Bool)] = []
     /// Running sums of the current run of stationary fixes (speed below `stationarySpeedMetersPerSecond`).
     private var stationaryLatitudeSum = 0.0
     private var stationaryLongitudeSum = 0.0
@@ -114,9 +116,13 @@ public final class MapMatcher {
             standingSpeed: configuration.stationarySpeedMetersPerSecond,
             nearSamples: configuration.smoothingNearFixes, jerk: configuration.positionsOnlyJerkMetersPerSecondCubed,
             speedLagSeconds: configuration.speedStepSeconds,
-            stoppingChangeFactor: configuration.stoppingIntervalUncertaintyFactor)
+            stoppingChangeFactor: configuration.stoppingIntervalUncertaintyFactor,
+            standingRunSmoothing: configuration.positionsOnlyStandingRunSmoothing,
+            standingRunEndSeconds: configuration.positionsOnlyStandingRunEndSeconds)
         var provisionalModel = smootherModel
         provisionalModel.jerk = 0
+        // The newest fix has no later ones to show that a standing run has ended.
+        provisionalModel.standingRunSmoothing = false
         // One-sided: for the newest fix standing after moving ones, only the fixes before the stop say where it is.
         provisionalModel.stoppingChangeFactor = 1
         provisionalSmootherModel = provisionalModel
@@ -310,7 +316,8 @@ public final class MapMatcher {
     /// `speedInferenceFixes`, within `speedInferenceSeconds`), for fixes without a speed: enough to tell a
     /// standing vehicle from a moving one. The estimate is reduced by `speedInferenceMarginSigmas` of its own
     /// standard error (σ_z / √Σ(t − t̄)²
-    /// per axis), so that a vehicle counts as moving only when the positions show it. Nil with fewer than three
+    /// per axis), so that a vehicle counts as moving only when the positions show it; up to
+    /// `speedInferenceOutlierDrops` fixes far off the line are left out of it first. Nil with fewer than three
     /// fixes in the window or when disabled.
     private func inferredMotion(sigma: Double) -> (speed: Double, course: Double)? {
         guard configuration.speedInferenceFixes >= 3, let newest = recentFixes.last else { return nil }
@@ -318,28 +325,54 @@ public final class MapMatcher {
         while first > 0 && newest.time - recentFixes[first - 1].time <= configuration.speedInferenceSeconds {
             first -= 1
         }
-        let window = recentFixes[first...]
-        let n = window.count
+        let n = recentFixes.count - first
         guard n >= 3 else { return nil }
         let origin = newest.coordinate
         let ky = Geodesy.earthRadiusMeters * .pi / 180
         let kx = ky * cos(origin.latitude * .pi / 180)
-        var st = 0.0, sx = 0.0, sy = 0.0
-        for f in window {
-            st += f.time
-            sx += (f.coordinate.longitude - origin.longitude) * kx
-            sy += (f.coordinate.latitude - origin.latitude) * ky
+        // The fixes in local metres; `dropped` marks those left out of the line (`speedInferenceOutlierSigmas`).
+        var points: [(t: Double, x: Double, y: Double, dropped: Bool)] = []
+        swap(&points, &speedInferencePoints)
+        defer { swap(&points, &speedInferencePoints) }
+        points.removeAll(keepingCapacity: true)
+        for f in recentFixes[first...] {
+            points.append((f.time, (f.coordinate.longitude - origin.longitude) * kx,
+                           (f.coordinate.latitude - origin.latitude) * ky, false))
         }
-        let mt = st / Double(n), mx = sx / Double(n), my = sy / Double(n)
-        var stt = 0.0, stx = 0.0, sty = 0.0
-        for f in window {
-            let dt = f.time - mt
-            stt += dt * dt
-            stx += dt * ((f.coordinate.longitude - origin.longitude) * kx - mx)
-            sty += dt * ((f.coordinate.latitude - origin.latitude) * ky - my)
+        var kept = n
+        var vx = 0.0, vy = 0.0, stt = 0.0
+        while true {
+            var st = 0.0, sx = 0.0, sy = 0.0
+            for p in points where !p.dropped { st += p.t; sx += p.x; sy += p.y }
+            let mt = st / Double(kept), mx = sx / Double(kept), my = sy / Double(kept)
+            var stx = 0.0, sty = 0.0
+            stt = 0
+            for p in points where !p.dropped {
+                let dt = p.t - mt
+                stt += dt * dt
+                stx += dt * (p.x - mx)
+                sty += dt * (p.y - my)
+            }
+            guard stt > 0 else { return nil }
+            vx = stx / stt
+            vy = sty / stt
+            // One outlier among a standing vehicle's fixes tilts the line for as long as it stays in the window
+            // (12 s): leave out the fix farthest off the line, never the newest, while it lies more than
+            // `speedInferenceOutlierSigmas` σ off, keeping at least three fixes.
+            guard configuration.speedInferenceOutlierSigmas > 0, n - kept < configuration.speedInferenceOutlierDrops,
+                  kept > 3 else { break }
+            var worst = -1
+            var worstSquared = configuration.speedInferenceOutlierSigmas * sigma
+            worstSquared *= worstSquared
+            for i in 0..<(n - 1) where !points[i].dropped {
+                let dt = points[i].t - mt
+                let ex = points[i].x - mx - vx * dt, ey = points[i].y - my - vy * dt
+                if ex * ex + ey * ey > worstSquared { worstSquared = ex * ex + ey * ey; worst = i }
+            }
+            if worst < 0 { break }
+            points[worst].dropped = true
+            kept -= 1
         }
-        guard stt > 0 else { return nil }
-        let vx = stx / stt, vy = sty / stt
         let standardError = sigma / stt.squareRoot()
         let speed = max(0, (vx * vx + vy * vy).squareRoot() - configuration.speedInferenceMarginSigmas * standardError)
         return (speed, Geodesy.normalizedDegrees(atan2(vx, vy) * 180 / .pi))

@@ -149,6 +149,18 @@ public struct MapMatchingConfiguration: Sendable, Hashable {
     /// The inferred speed is lowered by this many of its standard errors before it is compared with
     /// `stationarySpeedMetersPerSecond`: noisy positions alone must show movement. Default 1.5.
     public var speedInferenceMarginSigmas: Double = 1.5
+    /// Before the inferred speed is taken, the fix lying farthest off the line (never the newest) is left out of it
+    /// while it lies more than this many σ_z off (2-D distance), σ. With 2 % outliers of 50–150 m, one of the 12
+    /// fixes of the line is an outlier a fifth of the time, and its tilt of the line (up to 4 m/s) ended a standing
+    /// run for as long as it stayed in the window: of the SUMO probes' standing 1 s fixes with speed and course
+    /// removed, the inference found 69 % (Helsinki) and 73 % (Baltimore) standing, with this 80 % and 83 %
+    /// (moving fixes taken for standing 5.3 → 6.0 %, 6.5 → 6.9 %). Default 4 (final answers on the true way,
+    /// Helsinki 1 s 89.58 → 89.90 %, Baltimore 97.84 → 98.15 %; BENCHMARKS.md "Session 10"). At 5 s fixes the
+    /// 12 s window holds three fixes, and none is left out. 0 disables.
+    public var speedInferenceOutlierSigmas: Double = 4
+    /// … at most this many fixes, keeping at least three. Default 2 (1: Baltimore 1 s unchanged from 0, the
+    /// window's second outlier still ends the run).
+    public var speedInferenceOutlierDrops: Int = 2
     /// Floor of σ_z for the mean of stationary fixes, metres (map geometry is not better than this). Default 1.5.
     public var minimumStationarySigmaMeters: Double = 1.5
     /// A standing vehicle (see `stationarySpeedMetersPerSecond`) within this distance past a junction of three
@@ -288,6 +300,23 @@ public struct MapMatchingConfiguration: Sendable, Hashable {
     /// error p95 at 1 s fixes: Helsinki 9.0 → 8.4 m, Baltimore 10.2 → 7.7 m; 0.5 and 1 did worse at 5 s).
     /// 0 disables.
     public var positionsOnlyJerkMetersPerSecondCubed: Double = 0.15
+    /// Without speeds in the fixes, a final position taken standing (the positions' inferred speed, see
+    /// `speedInferenceFixes`) is the average of its own stop's fixes (the standing ones next to it on the decided
+    /// and pending path) instead of a point on the curve fitted through the window: the curve cannot bend from
+    /// braking into standing still and on into pulling away, so it put standing vehicles ahead of or behind
+    /// their stop. With speeds, the smoother integrates them and the stop's fixes average anyway. Default true
+    /// (SUMO drives, speed and course removed, final answers, after `speedInferenceOutlierSigmas`: wrong-way
+    /// fixes Helsinki 1 s 692 → 646, 5 s 240 → 232, Baltimore 1 s 113 → 128, 5 s 73 → 74; stopped fixes within
+    /// 10 m at 5 s Helsinki 88.9 → 89.3 %, Liechtenstein 85.7 → 88.3 %, Baltimore 85.0 → 88.3 %; error p50 at 5 s
+    /// 4.41 → 4.29, 4.99 → 4.96, 5.43 → 4.83 m; BENCHMARKS.md "Session 10"). Final answers only: the newest fix
+    /// cannot tell a stop that just ended.
+    public var positionsOnlyStandingRunSmoothing: Bool = true
+    /// … except within this many seconds of the stop's last standing fix when moving fixes follow it: the
+    /// inferred speed, a line through 12 s of positions, sees a vehicle pull away a few seconds late, so the last
+    /// "standing" fixes may be moving. Seconds. Default 4 (measured on a variant that also smoothed the
+    /// provisional answers so: without it Baltimore 1 s 129 → 142 wrong-way fixes, Helsinki 635 → 655; 2 s and
+    /// 6 s within 7 fixes of 4 s).
+    public var positionsOnlyStandingRunEndSeconds: Double = 4
     /// Radius of the arc a vehicle drives when it turns at a node, metres: the along-road smoother compares the
     /// fixes' positions with the distance their speeds say the vehicle drove, which is shorter than the path through
     /// the node by r·(2·tan(θ/2) − θ) at a turn of θ (`AlongRoadSmoother.removeCornerCuts`); without it the fixes
