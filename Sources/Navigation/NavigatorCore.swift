@@ -275,7 +275,12 @@ public final class NavigatorCore {
         guard fix.coordinate.isValid else { return [] }
         if let last = lastSnapped, fix.timestamp < last.timestamp { return [] }
         let time = fix.timestamp
-        derivedCourse = fix.courseDegrees == nil ? positionCourse.add(fix)?.courseDegrees : nil
+        let positionsCourse = fix.courseDegrees == nil ? positionCourse.add(fix)?.courseDegrees : nil
+        // A fix with a speed but no course is from a receiver that drops the course when slow (below 1–2 m/s): its
+        // positions' scatter is no course either.
+        derivedCourse =
+            (fix.speedMetersPerSecond ?? .infinity) >= configuration.minimumSpeedForCourseMetersPerSecond
+            ? positionsCourse : nil
         let previous = lastSnapped
         let beforePrevious = fixBeforeLast
         fixBeforeLast = previous

@@ -2,7 +2,9 @@ import Foundation
 import Geo
 
 /// When a receiver reports positions only (no course, no speed): the vehicle's course from its last few raw
-/// positions, or nothing when they do not tell it. See `PositionCourseConfiguration`.
+/// positions, or nothing when they do not tell it. Not for a fix that reports a speed below
+/// `NavigatorConfiguration.minimumSpeedForCourseMetersPerSecond` without a course (receivers drop the course of a
+/// slow vehicle: its positions' scatter is no course either).
 public struct PositionCourseConfiguration: Sendable, Hashable {
     /// The fixes of the last this many seconds (the newest included) are fitted with a straight line at constant
     /// velocity (least squares, per axis). Default 4.5 s: five fixes at 1 s (with slack for jittered timestamps).

@@ -83,6 +83,27 @@ import Testing
         ])
     }
 
+    /// A receiver that reports a speed but drops the course when slow: standing at B (speed 0, no course), its first
+    /// four fixes happen to line up west at 12 m/s (+18, +6, −6, −18 m east of B). The fix says the vehicle stands:
+    /// no course from the positions, no reroute (taken as a course, the start check sent it west).
+    @Test func aStandingFixWithoutCourseGivesNoCourse() throws {
+        let roads = try street()
+        let nav = roads.navigator()
+        let east = [18.0, 6, -6, -18, 0, 0, 0, 0, 0, 0]
+        let standing = east.enumerated().map { k, x in
+            RawFix(
+                coordinate: offset(roads["B"], east: x, north: 0), timestamp: t0.addingTimeInterval(Double(k)),
+                horizontalAccuracyMeters: 10, speedMetersPerSecond: 0)
+        }
+        var events = nav.process(standing[0])
+        events += nav.setDestinations([NavigationWaypoint(coordinate: roads["C"], title: "C")], at: t0).events
+        events += nav.process(Array(standing.dropFirst()))
+        events += nav.process(drive(roads.path("BC"), speed: 10, from: t0.addingTimeInterval(10), stopSeconds: 5))
+        #expect(transcript(events).filter { $0.hasPrefix("route(") || $0.hasPrefix("arrival(") } == [
+            "route(destinationsSet ok leg=0 legs=1)", "arrival(0 'C' left=0)",
+        ])
+    }
+
     /// Vehicles slow to start: standing at B a minute with σ = 8 m noise (and a 60–120 m outlier on 2 % of fixes),
     /// then driving east along the route to C, 200 seeded trips. A standing vehicle's first four fixes show a course
     /// the other way on about 0.3 % of starts (simulated; checked at every fix, 13 % of minutes standing). Without
