@@ -136,6 +136,9 @@ public struct NavigatorConfiguration: Sendable, Hashable {
     public var offRouteCourseMinimumSpeedMetersPerSecond: Double = 2.5
     /// Default 3 s.
     public var sparseFixSeconds: Double = 3
+    /// Fixes without a course: the course their last few positions show, where they show one with confidence,
+    /// stands in for it as evidence of leaving the route (see `PositionCourseConfiguration`).
+    public var positionCourse = PositionCourseConfiguration()
     /// Off-route fixes from a vehicle slower than this (by the fix's own speed) on the first `settlingMeters` of a
     /// leg neither add evidence nor reset it. Default 1.5 m/s.
     public var offRouteMinimumSpeedMetersPerSecond: Double = 1.5

@@ -67,6 +67,10 @@ public final class NavigatorCore {
     /// The last GPS gap between two fixes of at least `arrivalAfterGapMinimumSeconds` (see `checkPassedDuringGap`).
     private var lastFixGap: (start: Date, end: Date)?
     private var checkedFeedGeneration = 0
+    /// The course of a fix without one, from the last few raw positions (see `PositionCourseConfiguration`).
+    private var positionCourse: PositionCourseEstimator
+    /// That course for the latest fix, when it carries none and its positions show one.
+    private var derivedCourse: Double?
 
     public init(
         graph: RoadGraph, router: Router? = nil, snapper: (any RoadSnappingProvider)? = nil,
@@ -79,6 +83,10 @@ public final class NavigatorCore {
         self.configuration = configuration
         traffic = TrafficModel(configuration: configuration.traffic)
         speeding = SpeedingMonitor(configuration: configuration.speeding)
+        positionCourse = PositionCourseEstimator(
+            configuration: configuration.positionCourse, sigmaPerAccuracy: configuration.derivedSpeedSigmaPerAccuracy,
+            defaultAccuracyMeters: configuration.defaultHorizontalAccuracyMeters,
+            minimumSpeedMetersPerSecond: configuration.minimumSpeedForCourseMetersPerSecond)
     }
 
     /// Progress along the current leg.
@@ -98,6 +106,9 @@ public final class NavigatorCore {
         /// A fix off the leg came from a moving vehicle: it has driven away from where the leg starts, so standing
         /// off the leg now is no longer waiting to start it (see `isOffRoute`).
         var movedOffLeg = false
+        /// The leg's start was checked against the course of the first positions that could show one (see
+        /// `PositionCourseConfiguration.decidesWrongWayAtLegStart`).
+        var startCourseChecked = false
         /// Where the previous leg ended, when this leg was kept as planned on arriving there: the router may start
         /// the next leg elsewhere (from the nearest road of the main network when the waypoint has no way out), and
         /// until the vehicle has made progress on this leg, being near there is not leaving it.
@@ -264,6 +275,12 @@ public final class NavigatorCore {
         guard fix.coordinate.isValid else { return [] }
         if let last = lastSnapped, fix.timestamp < last.timestamp { return [] }
         let time = fix.timestamp
+        let positionsCourse = fix.courseDegrees == nil ? positionCourse.add(fix)?.courseDegrees : nil
+        // A fix with a speed but no course is from a receiver that drops the course when slow (below 1–2 m/s): its
+        // positions' scatter is no course either.
+        derivedCourse =
+            (fix.speedMetersPerSecond ?? .infinity) >= configuration.minimumSpeedForCourseMetersPerSecond
+            ? positionsCourse : nil
         let previous = lastSnapped
         let beforePrevious = fixBeforeLast
         fixBeforeLast = previous
@@ -431,8 +448,8 @@ public final class NavigatorCore {
         return avoid
     }
 
-    /// Routes from the last snapped position (heading = its course when moving), or from `originOverride`, to
-    /// `destinations`.
+    /// Routes from the last snapped position (heading = its course when moving; for a fix without a course, the one
+    /// its positions show, see `PositionCourseConfiguration`), or from `originOverride`, to `destinations`.
     private func route(
         to destinations: [ResolvedWaypoint], at time: Date, originOverride: Waypoint? = nil
     ) -> (status: RouteStatus, legs: [RouteLeg]?) {
@@ -443,6 +460,11 @@ public final class NavigatorCore {
         {
             heading = here.fix.courseDegrees ?? here.courseDegrees
         }
+        // The matcher's road direction for a positions-only fix follows the road it holds, which after the vehicle
+        // left the route (or at a trip's start) may be the one it is leaving: the positions' own course says where
+        // it heads (rerouted without it, vehicles leaving the route at the start of a trip were sent back the way
+        // they came and rerouted again).
+        if here.fix.courseDegrees == nil, let derivedCourse { heading = derivedCourse }
         let origin =
             originOverride
             ?? Waypoint(here.edge == nil ? here.fix.coordinate : here.coordinate, preferredHeadingDegrees: heading)
@@ -572,6 +594,7 @@ public final class NavigatorCore {
         return decided.map { Waypoint($0.point, preferredHeadingDegrees: $0.bearingDegrees) }
     }
 
+    /// The fix's own course from a moving vehicle (see `minimumSpeedForCourseMetersPerSecond`).
     private func usableCourse(_ fix: RawFix) -> Double? {
         guard let course = fix.courseDegrees, course >= 0, let speed = fix.speedMetersPerSecond,
             speed >= configuration.minimumSpeedForCourseMetersPerSecond
@@ -593,8 +616,18 @@ public final class NavigatorCore {
     ///   (`offRouteMinimumSpeedMetersPerSecond`) counts nothing and resets nothing.
     private func isOffRoute(_ snapped: SnappedFix, previous: SnappedFix?, secondsSincePrevious: Double?) -> Bool {
         guard let p = progress else { return false }
+        if leavesLegStartTheWrongWay(snapped, p) {
+            offRouteEvidence = configuration.offRouteEvidenceThreshold
+            return true
+        }
         let jumped = isPositionJump(snapped.fix, previous: previous?.fix, seconds: secondsSincePrevious)
-        let course = usableCourse(snapped.fix)
+        // Off the route's corridor a fix without a course takes the one its positions show (the evidence of a course
+        // against the route, the wrong way on the route's road); within the corridor it does not: there the progress
+        // estimate of a positions-only vehicle may trail it round a turn, and the route's direction at the matched
+        // position is then the one before the turn (SUMO Kouvola 1 s probe5, pulling away from a stop through a sharp
+        // turn of its route: rerouted falsely when it counted).
+        let ownCourse = usableCourse(snapped.fix)
+        let course = ownCourse ?? derivedCourse
         let contradicts =
             course.flatMap { course in
                 snapped.routeMatch.map {
@@ -615,7 +648,7 @@ public final class NavigatorCore {
             // `onRouteCourseSpanMeters` of the position (1), and the matcher holds the vehicle on another road
             // heading its way (2).
             var weight = 0
-            if !settling, let course, let match = snapped.routeMatch,
+            if !settling, let course = ownCourse, let match = snapped.routeMatch,
                 !p.route.courseAgreesAnywhere(
                     course, around: match.distanceAlongLegMeters, aroundMeters: configuration.onRouteCourseSpanMeters,
                     toleranceDegrees: configuration.courseContradictionDegrees)
@@ -683,6 +716,20 @@ public final class NavigatorCore {
         }
         offRouteEvidence += weight
         return offRouteEvidence >= configuration.offRouteEvidenceThreshold
+    }
+
+    /// A positions-only vehicle driving away from the leg's start the other way (the route began behind it, or it
+    /// took the other direction): decided once per leg, at the first fix whose positions could show a course (see
+    /// `PositionCourseConfiguration.decidesWrongWayAtLegStart`).
+    private func leavesLegStartTheWrongWay(_ snapped: SnappedFix, _ p: LegProgress) -> Bool {
+        guard configuration.positionCourse.decidesWrongWayAtLegStart, snapped.fix.courseDegrees == nil,
+            !p.startCourseChecked, positionCourse.fixCount >= configuration.positionCourse.minimumFixes
+        else { return false }
+        progress?.startCourseChecked = true
+        guard let course = derivedCourse, let raw = snapped.rawRouteMatch,
+            raw.distanceAlongLegMeters < configuration.strongOffRouteDistanceMeters
+        else { return false }
+        return Geodesy.bearingDifferenceDegrees(course, p.route.bearing(atDistance: 0)) >= configuration.wrongWayDegrees
     }
 
     /// Drifting away from the leg while the matcher prefers another road: a one-sided CUSUM of the raw fix's distance
