@@ -528,7 +528,6 @@ public final class MapMatcher {
             transition[a * n + roadCount + k] = coastLog
         }
 
-        let graph = index.graph
         let edgeSource = index.edgeSource, edgeTarget = index.edgeTarget
         let fixSpeed = fix.validSpeed
         var bestPrevious = -Double.infinity
@@ -566,7 +565,7 @@ public final class MapMatcher {
                 : configuration.derivedSpeedBetaMeters + configuration.derivedSpeedBetaGrowthMetersPerSecond * dt
             let logSpeedBeta = log(speedBeta)
             let remaining = index.length(of: from.edge) - from.offset
-            let twin = graph.reverseEdge(of: from.edge)
+            let twin = index.reverse(of: from.edge)
             // The road search from the end of this edge runs only when some candidate needs it.
             var tree: DistanceTree?
             var searched = false
@@ -619,14 +618,13 @@ public final class MapMatcher {
                     searched = true
                 }
                 if needsTree, let tree {
-                    let via = tree.distance(to: edgeSource[Int(to.edge)])
+                    let (via, last) = tree.label(of: edgeSource[Int(to.edge)])
                     if via.isFinite {
                         let d = remaining + via + to.offset
                         if d <= bound {
                             var penalty = to.edge == from.edge ? 0 : edgeChangePenalty
                             // A path that ends on the twin of its last edge turned round at a junction.
-                            if via > 0, let last = tree.parentEdge(of: edgeSource[Int(to.edge)]),
-                               graph.reverseEdge(of: last) == to.edge {
+                            if via > 0, last != .max, index.edgeReverse[Int(last)] == to.edge {
                                 penalty += configuration.uTurnPenalty
                             }
                             let v = score(d, penalty)

@@ -115,14 +115,28 @@ final class LatticeStep {
         swap(&unnormalised, &self.unnormalised)
         unnormalised.removeAll(keepingCapacity: true)
         unnormalised.append(contentsOf: repeatElement(-Double.infinity, count: n))
+        // Only predecessors with a finite score can win (−∞ + anything never beats −∞, and NaN never compares
+        // greater): after a decision all but one of the decided step's scores are −∞, and pruned states' rows hold
+        // −∞. Their indices in increasing order keep the first-best tie-break.
+        var live: [Int32] = []
+        swap(&live, &self.live)
+        live.removeAll(keepingCapacity: true)
+        for a in 0..<previousCount where previousScore[a] > -Double.infinity { live.append(Int32(a)) }
         var top = -Double.infinity
         var changed = false
         for b in 0..<n {
             var best = -Double.infinity
             var arg: Int32 = -1
-            for a in 0..<previousCount {
-                let v = previousScore[a] + transition[a * n + b]
-                if v > best { best = v; arg = Int32(a) }
+            transition.withUnsafeBufferPointer { t in
+                previousScore.withUnsafeBufferPointer { p in
+                    live.withUnsafeBufferPointer { l in
+                        for a32 in l {
+                            let a = Int(a32)
+                            let v = p[a] + t[a * n + b]
+                            if v > best { best = v; arg = a32 }
+                        }
+                    }
+                }
             }
             let value = best + states[b].emission
             // Scores are stored normalised (minus the step's top); compared after normalising, below.
@@ -152,8 +166,12 @@ final class LatticeStep {
         swap(&back, &self.back)
         swap(&states, &self.states)
         swap(&unnormalised, &self.unnormalised)
+        swap(&live, &self.live)
         return changed
     }
+
+    /// Scratch of `recompute` (the previous step's states with a finite score).
+    private var live: [Int32] = []
 
     /// Scratch of `recompute` (scores before normalisation).
     private var unnormalised: [Double] = []

@@ -95,6 +95,19 @@ final class DistanceTree {
         return true
     }
 
+    /// `distance(to:)` and the edge entering `node` on its shortest path (`UInt32.max` at the source or when not
+    /// reached), in one probe of the table.
+    @inline(__always) func label(of node: NodeID) -> (distance: Double, parent: UInt32) {
+        let t = table.pointee
+        var i = slot(node, t.mask)
+        while true {
+            let k = t.keys[i]
+            if k == 0 { return (.infinity, .max) }
+            if k == node &+ 1 { return (t.distances[i], t.parents[i]) }
+            i = (i + 1) & t.mask
+        }
+    }
+
     /// The edge entering `node` on its shortest path from `source`; nil at the source or when not reached.
     func parentEdge(of node: NodeID) -> EdgeID? {
         let t = table.pointee

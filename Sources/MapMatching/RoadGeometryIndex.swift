@@ -44,6 +44,10 @@ public final class RoadGeometryIndex: Sendable {
     let edgeTarget: [UInt32]
     /// `ModeMask` raw value of each edge (the modes allowed on it).
     let edgeAccess: [UInt8]
+    /// The reverse direction of each edge (`UInt32.max` for a one-way road): the candidate lookup and the
+    /// transitions ask for it for every road and state pair, and `RoadGraph.reverseEdge(of:)` is a checked call into
+    /// another module.
+    let edgeReverse: [UInt32]
     /// `ModeMask` raw value of each node: the modes that may pass through it (barriers block some).
     let nodePassable: [UInt8]
     /// Direction of each edge where it starts and where it ends, degrees (the smoother asks for them for every
@@ -198,6 +202,7 @@ public final class RoadGeometryIndex: Sendable {
         edgeSource = (0..<e).map { graph.source(of: EdgeID($0)) }
         edgeTarget = (0..<e).map { graph.target(of: EdgeID($0)) }
         edgeAccess = (0..<e).map { graph.access(of: EdgeID($0)).rawValue }
+        edgeReverse = (0..<e).map { graph.reverseEdge(of: EdgeID($0)) ?? .max }
         closedRoadModes = (0..<e).map { graph.motorModesClosedByTags(of: EdgeID($0)).rawValue }
     }
 
@@ -212,6 +217,12 @@ public final class RoadGeometryIndex: Sendable {
     @inline(__always) static func index(_ x: Double, _ count: Int) -> Int {
         guard x.isFinite else { return 0 }
         return min(count - 1, max(0, Int(x.rounded(.down))))
+    }
+
+    /// The edge running the other way along the same road, nil for a one-way road (`RoadGraph.reverseEdge(of:)`).
+    @inline(__always) func reverse(of e: EdgeID) -> EdgeID? {
+        let r = edgeReverse[Int(e)]
+        return r == .max ? nil : r
     }
 
     /// Length of edge `e` along its shape, metres.
@@ -273,6 +284,7 @@ public final class RoadGeometryIndex: Sendable {
         let c1 = Self.index((point.longitude + dLon - gridMinLongitude) / cellLongitude, columns)
         let mask = ModeMask(mode)
         let closedMask = maximumClosedRoads > 0 ? mask.rawValue : 0
+        let modeBits = mask.rawValue
         let r2 = radius * radius
         scratch.roads.removeAll(keepingCapacity: true)
         scratch.startSearch()
@@ -283,11 +295,11 @@ public final class RoadGeometryIndex: Sendable {
                     let e = Int(cellEdges[k])
                     if !scratch.firstSight(of: e) { continue }
                     let edge = EdgeID(e)
-                    let twin = graph.reverseEdge(of: edge)
+                    let twin = reverse(of: edge)
                     let forwardClosed = closedRoadModes[e] & closedMask != 0
                     let backwardClosed = twin.map { closedRoadModes[Int($0)] & closedMask != 0 } ?? false
-                    let forwardOpen = forwardClosed || graph.access(of: edge).contains(mask)
-                    let backwardOpen = backwardClosed || (twin.map { graph.access(of: $0).contains(mask) } ?? false)
+                    let forwardOpen = forwardClosed || edgeAccess[e] & modeBits == modeBits
+                    let backwardOpen = backwardClosed || (twin.map { edgeAccess[Int($0)] & modeBits == modeBits } ?? false)
                     if !forwardOpen && !backwardOpen { continue }
                     // Closest point of the shape, in an equirectangular frame around the fix.
                     let lo = Int(firstVertex[e]), hi = Int(firstVertex[e + 1])
