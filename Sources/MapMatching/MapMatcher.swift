@@ -567,7 +567,8 @@ public final class MapMatcher {
             let remaining = index.length(of: from.edge) - from.offset
             let twin = index.reverse(of: from.edge)
             // The road search from the end of this edge runs only when some candidate needs it.
-            var tree: DistanceTree?
+            // Unretained: the cache keeps every tree used in this step (no per-pair retain and release).
+            var tree: Unmanaged<DistanceTree>?
             var searched = false
             let treeBound = bound - remaining
             @inline(__always) func score(_ d: Double, _ penalty: Double) -> Double {
@@ -614,11 +615,13 @@ public final class MapMatcher {
                     for c in states[..<roadCount] where c.offset <= treeBound {
                         targets.append((edgeSource[Int(c.edge)], treeBound - c.offset))
                     }
-                    tree = distances.tree(from: edgeTarget[Int(from.edge)], bound: treeBound, targets: targets)
+                    tree = Unmanaged.passUnretained(
+                        distances.tree(from: edgeTarget[Int(from.edge)], bound: treeBound, targets: targets))
                     searched = true
                 }
                 if needsTree, let tree {
-                    let (via, last) = tree.label(of: edgeSource[Int(to.edge)])
+                    let node = edgeSource[Int(to.edge)]
+                    let (via, last) = tree._withUnsafeGuaranteedRef { $0.label(of: node) }
                     if via.isFinite {
                         let d = remaining + via + to.offset
                         if d <= bound {

@@ -202,12 +202,16 @@ final class RoadDistanceCache {
     /// nodes within a few dozen metres, and a search to the full bound settled several times as many nodes.
     /// The answers are those of a full search to `bound`: Dijkstra settles nodes in the same order either way.
     func tree(from node: NodeID, bound: Double, targets: [(node: NodeID, withinMeters: Double)]?) -> DistanceTree {
-        if let i = treeOfNode[node], trees[i].answers(bound: bound, targets: targets) {
-            trees[i].lastUsed = step
-            return trees[i]
+        let cached = treeOfNode[node]
+        if let i = cached {
+            let t = trees[i]
+            if t.answers(bound: bound, targets: targets) {
+                t.lastUsed = step
+                return t
+            }
         }
         let tree: DistanceTree
-        if let i = treeOfNode[node] {
+        if let i = cached {
             tree = trees[i]
         } else if trees.count < capacity {
             tree = DistanceTree()
@@ -272,6 +276,9 @@ final class RoadDistanceCache {
         // the slack); the tree then answers exactly up to where it stopped.
         var pending = targets ?? []
         var limit = targets == nil ? bound : min(bound, pendingLimit(pending))
+        // One bit per target node (node mod 64): most settled nodes are no target, and this tells without a scan.
+        var pendingBits: UInt64 = 0
+        for t in pending { pendingBits |= 1 << UInt64(t.node & 63) }
         var reached = bound
         while !heap.isEmpty {
             let (d, u) = heap.popMin()
@@ -282,7 +289,7 @@ final class RoadDistanceCache {
             }
             settled.append(u)
             let node = Int(u)
-            if !pending.isEmpty {
+            if !pending.isEmpty && (pendingBits >> UInt64(u & 63)) & 1 != 0 {
                 var removed = false
                 var i = 0
                 while i < pending.count {

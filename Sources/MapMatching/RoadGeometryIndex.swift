@@ -60,6 +60,17 @@ public final class RoadGeometryIndex: Sendable {
     /// (`MapMatchingConfiguration.closedRoadPenalty`).
     let closedRoadModes: [UInt8]
 
+    /// Bounding box of each edge's shape (latitude and longitude, degrees), rounded outwards to Float: the candidate
+    /// lookup skips an edge whose box lies farther than the radius from the fix without projecting the fix onto each
+    /// of its segments (a 50 m grid cell in a city centre lists a few dozen edges, most of them out of reach).
+    let edgeBoxes: [EdgeBox]
+    struct EdgeBox {
+        var minLatitude: Float
+        var maxLatitude: Float
+        var minLongitude: Float
+        var maxLongitude: Float
+    }
+
     let gridMinLatitude: Double
     let gridMinLongitude: Double
     let cellLatitude: Double
@@ -93,6 +104,21 @@ public final class RoadGeometryIndex: Sendable {
             lengths.append(total)
         }
         first.append(Int32(lats.count))
+        var boxes = [EdgeBox]()
+        boxes.reserveCapacity(e)
+        for edge in 0..<e {
+            let lo = Int(first[edge]), hi = Int(first[edge + 1])
+            var b = EdgeBox(minLatitude: .infinity, maxLatitude: -.infinity, minLongitude: .infinity,
+                            maxLongitude: -.infinity)
+            for v in lo..<hi {
+                b.minLatitude = min(b.minLatitude, Float(lats[v]).nextDown)
+                b.maxLatitude = max(b.maxLatitude, Float(lats[v]).nextUp)
+                b.minLongitude = min(b.minLongitude, Float(lons[v]).nextDown)
+                b.maxLongitude = max(b.maxLongitude, Float(lons[v]).nextUp)
+            }
+            boxes.append(b)
+        }
+        edgeBoxes = boxes
         firstVertex = first
         latitudes = lats
         longitudes = lons
@@ -286,6 +312,9 @@ public final class RoadGeometryIndex: Sendable {
         let closedMask = maximumClosedRoads > 0 ? mask.rawValue : 0
         let modeBits = mask.rawValue
         let r2 = radius * radius
+        // The box test's margins: a little more than the radius, so that rounding never skips an edge the exact test
+        // below would keep.
+        let boxLat = dLat * 1.000_001 + 1e-9, boxLon = dLon * 1.000_001 + 1e-9
         scratch.roads.removeAll(keepingCapacity: true)
         scratch.startSearch()
         for r in r0...r1 {
@@ -293,6 +322,10 @@ public final class RoadGeometryIndex: Sendable {
                 let cell = r * columns + c
                 for k in Int(cellFirst[cell])..<Int(cellFirst[cell + 1]) {
                     let e = Int(cellEdges[k])
+                    let box = edgeBoxes[e]
+                    if point.latitude < Double(box.minLatitude) - boxLat || point.latitude > Double(box.maxLatitude) + boxLat
+                        || point.longitude < Double(box.minLongitude) - boxLon
+                        || point.longitude > Double(box.maxLongitude) + boxLon { continue }
                     if !scratch.firstSight(of: e) { continue }
                     let edge = EdgeID(e)
                     let twin = reverse(of: edge)
