@@ -661,6 +661,7 @@ public final class MapMatcher {
 
     /// The best path's state at window position `position`, traced back from the newest step.
     private func bestPath() -> [Int] {
+        let window = self.window  // one access to the property, not one per step
         var path = [Int](repeating: -1, count: window.count)
         guard var s = window.last?.bestState else { return path }
         for p in stride(from: window.count - 1, through: 0, by: -1) {
@@ -701,6 +702,7 @@ public final class MapMatcher {
 
     /// Records the committed state of window[position] in the decided path and returns its smoothed location.
     private func decide(position j: Int) -> SnappedLocation {
+        let window = self.window  // read only here: one access to the property
         let step = window[j]
         let k = step.committed
         let state = step.states[k]
@@ -970,6 +972,7 @@ public final class MapMatcher {
 
     /// The newest fix's answer from the current best path (position smoothed with the decided history).
     private func provisionalLocation() -> SnappedLocation {
+        let window = self.window  // read only here: one access to the property
         guard let step = window.last, let k = step.bestState else {
             return SnappedLocation.unmatched(window.last?.fix ?? LocationFix(coordinate: Coordinate(latitude: 0, longitude: 0), timestamp: 0))
         }

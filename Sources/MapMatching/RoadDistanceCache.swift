@@ -133,6 +133,7 @@ public final class RoadSearchScratch {
     var currentStamp: UInt32 = 0
     let heap = NodeHeap()
     var settled: [UInt32] = []
+    var pending: [(node: NodeID, withinMeters: Double)] = []
 
     public init(graph: RoadGraph) {
         let n = max(1, graph.nodeCount)
@@ -274,7 +275,11 @@ final class RoadDistanceCache {
         heap.push(0, source)
         // Early stop: the search may end at `limit`, the farthest distance an unsettled target still needs (plus
         // the slack); the tree then answers exactly up to where it stopped.
-        var pending = targets ?? []
+        // The targets still to settle, in the scratch's buffer (moved out and back: no allocation per search).
+        var pending: [(node: NodeID, withinMeters: Double)] = []
+        swap(&pending, &scratch.pending)
+        pending.removeAll(keepingCapacity: true)
+        if let targets { pending.append(contentsOf: targets) }
         var limit = targets == nil ? bound : min(bound, pendingLimit(pending))
         // One bit per target node (node mod 64): most settled nodes are no target, and this tells without a scan.
         var pendingBits: UInt64 = 0
@@ -320,6 +325,7 @@ final class RoadDistanceCache {
         tree.reset(source: source, bound: reached, expectedCount: settled.count)
         for u in settled { tree.insert(u, distance: cost[Int(u)], parent: parent[Int(u)]) }
         swap(&settled, &scratch.settled)
+        swap(&pending, &scratch.pending)
     }
 
     /// The farthest distance an unsettled target still needs, metres (-infinity when none).
