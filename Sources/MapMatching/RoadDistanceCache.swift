@@ -273,6 +273,8 @@ final class RoadDistanceCache {
     let capacity: Int
     /// Number of searches run (for tests and benchmarks).
     private(set) var searchCount = 0
+    /// How many of them continued an earlier search from the same node (`DistanceTree.restore`).
+    private(set) var resumedSearchCount = 0
 
     init(index: RoadGeometryIndex, mode: TravelMode, capacity: Int = 64, scratch: RoadSearchScratch? = nil,
          closedRoadLengthFactor: Double? = nil) {
@@ -366,6 +368,7 @@ final class RoadDistanceCache {
         heap.removeAll()
         settled.removeAll(keepingCapacity: true)
         if resuming {
+            resumedSearchCount += 1
             // Continue where the tree's search stopped (`settled` then holds only the nodes settled now).
             tree.restore(into: scratch, stamp: current, heap: heap)
         } else {
