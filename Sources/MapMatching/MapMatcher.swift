@@ -59,7 +59,8 @@ public final class MapMatcher {
     private var candidateBuffer: [RoadCandidate] = []
     /// Reused buffer of the road search targets of one transition.
     private var searchTargets: [(node: NodeID, withinMeters: Double)] = []
-    private var window: [LatticeStep] = []
+    /// Unchecked exclusivity, as `LatticeStep`'s arrays: read for every step on every fix.
+    @exclusivity(unchecked) private var window: [LatticeStep] = []
     private var spareSteps: [LatticeStep] = []
     /// True when window[0] is the last decided step (kept as the root of the pending ones).
     private var hasRoot = false

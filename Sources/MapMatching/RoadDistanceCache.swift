@@ -265,8 +265,10 @@ final class RoadDistanceCache {
     let closedRoadLengthFactor: Double?
     /// Search labels, this cache's own or shared with other caches on the same thread.
     private let scratch: RoadSearchScratch
-    private var trees: [DistanceTree] = []
-    private var treeOfNode: [NodeID: Int] = [:]
+    /// Unchecked: read several times per transition row; the cache belongs to one matcher on one thread (see
+    /// `LatticeStep`).
+    @exclusivity(unchecked) private var trees: [DistanceTree] = []
+    @exclusivity(unchecked) private var treeOfNode: [NodeID: Int] = [:]
     /// The current step (trees used in it are not evicted).
     var step = 0
     /// Maximum number of cached trees.
