@@ -127,21 +127,55 @@ final class LatticeStep {
         swap(&live, &self.live)
         live.removeAll(keepingCapacity: true)
         for a in 0..<previousCount where previousScore[a] > -Double.infinity { live.append(Int32(a)) }
+        // Through buffer pointers: no uniqueness or bounds checks per state and pair.
+        let changed = score.withUnsafeMutableBufferPointer { score in
+            back.withUnsafeMutableBufferPointer { back in
+                states.withUnsafeMutableBufferPointer { states in
+                    unnormalised.withUnsafeMutableBufferPointer { unnormalised in
+                        transition.withUnsafeBufferPointer { t in
+                            advance.withUnsafeBufferPointer { advance in
+                                previousScore.withUnsafeBufferPointer { p in
+                                    previousStates.withUnsafeBufferPointer { previousStates in
+                                        live.withUnsafeBufferPointer { live in
+                                            Self.recompute(score: score, back: back, states: states,
+                                                           unnormalised: unnormalised, transition: t, advance: advance,
+                                                           previousScore: p, previousStates: previousStates, live: live)
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        swap(&score, &self.score)
+        swap(&back, &self.back)
+        swap(&states, &self.states)
+        swap(&unnormalised, &self.unnormalised)
+        swap(&live, &self.live)
+        return changed
+    }
+
+    /// Scratch of `recompute` (the previous step's states with a finite score).
+    private var live: [Int32] = []
+
+    /// The loops of `recompute(from:)`.
+    private static func recompute(score: UnsafeMutableBufferPointer<Double>, back: UnsafeMutableBufferPointer<Int32>,
+                                  states: UnsafeMutableBufferPointer<LatticeState>,
+                                  unnormalised: UnsafeMutableBufferPointer<Double>, transition t: UnsafeBufferPointer<Double>,
+                                  advance: UnsafeBufferPointer<Double>, previousScore p: UnsafeBufferPointer<Double>,
+                                  previousStates: UnsafeBufferPointer<LatticeState>, live: UnsafeBufferPointer<Int32>) -> Bool {
+        let n = states.count
         var top = -Double.infinity
         var changed = false
         for b in 0..<n {
             var best = -Double.infinity
             var arg: Int32 = -1
-            transition.withUnsafeBufferPointer { t in
-                previousScore.withUnsafeBufferPointer { p in
-                    live.withUnsafeBufferPointer { l in
-                        for a32 in l {
-                            let a = Int(a32)
-                            let v = p[a] + t[a * n + b]
-                            if v > best { best = v; arg = a32 }
-                        }
-                    }
-                }
+            for a32 in live {
+                let a = Int(a32)
+                let v = p[a] + t[a * n + b]
+                if v > best { best = v; arg = a32 }
             }
             let value = best + states[b].emission
             // Scores are stored normalised (minus the step's top); compared after normalising, below.
@@ -167,16 +201,8 @@ final class LatticeStep {
             if value != score[b] && !(value.isNaN && score[b].isNaN) { changed = true }
             score[b] = value
         }
-        swap(&score, &self.score)
-        swap(&back, &self.back)
-        swap(&states, &self.states)
-        swap(&unnormalised, &self.unnormalised)
-        swap(&live, &self.live)
         return changed
     }
-
-    /// Scratch of `recompute` (the previous step's states with a finite score).
-    private var live: [Int32] = []
 
     /// Scratch of `recompute` (scores before normalisation).
     private var unnormalised: [Double] = []

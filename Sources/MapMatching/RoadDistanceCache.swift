@@ -65,7 +65,8 @@ final class DistanceTree {
         }
         let n = heap.count
         if n > frontier.pointee.capacity {
-            let c = max(n, 8)
+            var c = 16
+            while c < n { c <<= 1 }
             frontier.pointee.keys.deallocate()
             frontier.pointee.nodes.deallocate()
             frontier.pointee.parents.deallocate()
@@ -125,10 +126,9 @@ final class DistanceTree {
     private static func makeTable(capacity: Int) -> Table {
         let keys = UnsafeMutablePointer<UInt32>.allocate(capacity: capacity)
         keys.initialize(repeating: 0, count: capacity)
+        // Distances and parents are read only where a key is set (trivial types: nothing to initialise first).
         let distances = UnsafeMutablePointer<Double>.allocate(capacity: capacity)
-        distances.initialize(repeating: 0, count: capacity)
         let parents = UnsafeMutablePointer<UInt32>.allocate(capacity: capacity)
-        parents.initialize(repeating: 0, count: capacity)
         return Table(keys: keys, distances: distances, parents: parents, capacity: capacity, mask: capacity - 1)
     }
 
