@@ -59,7 +59,8 @@ public final class MapMatcher {
     private var candidateBuffer: [RoadCandidate] = []
     /// Reused buffer of the road search targets of one transition.
     private var searchTargets: [(node: NodeID, withinMeters: Double)] = []
-    private var window: [LatticeStep] = []
+    /// Unchecked exclusivity, as `LatticeStep`'s arrays: read for every step on every fix.
+    @exclusivity(unchecked) private var window: [LatticeStep] = []
     private var spareSteps: [LatticeStep] = []
     /// True when window[0] is the last decided step (kept as the root of the pending ones).
     private var hasRoot = false
@@ -561,7 +562,6 @@ public final class MapMatcher {
             transition[a * n + roadCount + k] = coastLog
         }
 
-        let graph = index.graph
         let edgeSource = index.edgeSource, edgeTarget = index.edgeTarget
         let fixSpeed = fix.validSpeed
         let speedWithoutCourse = (fixSpeed ?? 0) >= configuration.signedMoveMinimumSpeedMetersPerSecond
@@ -601,9 +601,10 @@ public final class MapMatcher {
                 : configuration.derivedSpeedBetaMeters + configuration.derivedSpeedBetaGrowthMetersPerSecond * dt
             let logSpeedBeta = log(speedBeta)
             let remaining = index.length(of: from.edge) - from.offset
-            let twin = graph.reverseEdge(of: from.edge)
+            let twin = index.reverse(of: from.edge)
             // The road search from the end of this edge runs only when some candidate needs it.
-            var tree: DistanceTree?
+            // Unretained: the cache keeps every tree used in this step (no per-pair retain and release).
+            var tree: Unmanaged<DistanceTree>?
             var searched = false
             let treeBound = bound - remaining
             /// `d`: the distance travelled along the road, against the fixes' straight-line distance and the
@@ -656,18 +657,19 @@ public final class MapMatcher {
                     for c in states[..<roadCount] where c.offset <= treeBound {
                         targets.append((edgeSource[Int(c.edge)], treeBound - c.offset))
                     }
-                    tree = distances.tree(from: edgeTarget[Int(from.edge)], bound: treeBound, targets: targets)
+                    tree = Unmanaged.passUnretained(
+                        distances.tree(from: edgeTarget[Int(from.edge)], bound: treeBound, targets: targets))
                     searched = true
                 }
                 if needsTree, let tree {
-                    let via = tree.distance(to: edgeSource[Int(to.edge)])
+                    let node = edgeSource[Int(to.edge)]
+                    let (via, last) = tree._withUnsafeGuaranteedRef { $0.label(of: node) }
                     if via.isFinite {
                         let d = remaining + via + to.offset
                         if d <= bound {
                             var penalty = to.edge == from.edge ? 0 : edgeChangePenalty
                             // A path that ends on the twin of its last edge turned round at a junction.
-                            if via > 0, let last = tree.parentEdge(of: edgeSource[Int(to.edge)]),
-                               graph.reverseEdge(of: last) == to.edge {
+                            if via > 0, last != .max, index.edgeReverse[Int(last)] == to.edge {
                                 penalty += configuration.uTurnPenalty
                             }
                             let v = score(d, penalty)
@@ -701,6 +703,7 @@ public final class MapMatcher {
 
     /// The best path's state at window position `position`, traced back from the newest step.
     private func bestPath() -> [Int] {
+        let window = self.window  // one access to the property, not one per step
         var path = [Int](repeating: -1, count: window.count)
         guard var s = window.last?.bestState else { return path }
         for p in stride(from: window.count - 1, through: 0, by: -1) {
@@ -741,6 +744,7 @@ public final class MapMatcher {
 
     /// Records the committed state of window[position] in the decided path and returns its smoothed location.
     private func decide(position j: Int) -> SnappedLocation {
+        let window = self.window  // read only here: one access to the property
         let step = window[j]
         let k = step.committed
         let state = step.states[k]
@@ -1010,6 +1014,7 @@ public final class MapMatcher {
 
     /// The newest fix's answer from the current best path (position smoothed with the decided history).
     private func provisionalLocation() -> SnappedLocation {
+        let window = self.window  // read only here: one access to the property
         guard let step = window.last, let k = step.bestState else {
             return SnappedLocation.unmatched(window.last?.fix ?? LocationFix(coordinate: Coordinate(latitude: 0, longitude: 0), timestamp: 0))
         }

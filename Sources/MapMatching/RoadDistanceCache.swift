@@ -14,29 +14,121 @@ final class DistanceTree {
         var parents: UnsafeMutablePointer<UInt32>  // edge into the node on the shortest path; .max at the source
         var capacity: Int
         var mask: Int
+        /// Nodes in the table.
+        var count = 0
     }
     private let table: UnsafeMutablePointer<Table>
+    /// Where an early-stopped search left off, so that a later request from the same source for farther targets
+    /// continues it instead of settling every node again: the search's heap entries as they were (key, node, and
+    /// the edge into the node on its best path so far), in heap order. `frontierCount` < 0: not resumable.
+    private struct Frontier {
+        var keys: UnsafeMutablePointer<Double>
+        var nodes: UnsafeMutablePointer<UInt32>
+        var parents: UnsafeMutablePointer<UInt32>
+        var capacity: Int
+        var count: Int
+    }
+    private let frontier: UnsafeMutablePointer<Frontier>
+    /// Most heap entries kept for resuming (beyond that the tree is searched afresh when it does not answer): a
+    /// fleet agent holds up to 64 trees per vehicle.
+    static let maximumFrontier = 64
     /// Step at which the tree was last used (for eviction).
     var lastUsed = 0
 
     init() {
         table = .allocate(capacity: 1)
         table.initialize(to: Self.makeTable(capacity: 16))
+        frontier = .allocate(capacity: 1)
+        frontier.initialize(to: Frontier(keys: .allocate(capacity: 0), nodes: .allocate(capacity: 0),
+                                         parents: .allocate(capacity: 0), capacity: 0, count: -1))
     }
 
     deinit {
         Self.free(table.pointee)
         table.deinitialize(count: 1)
         table.deallocate()
+        frontier.pointee.keys.deallocate()
+        frontier.pointee.nodes.deallocate()
+        frontier.pointee.parents.deallocate()
+        frontier.deinitialize(count: 1)
+        frontier.deallocate()
+    }
+
+    /// True when a search from `source` stopped early here and kept its heap (`resume`).
+    var isResumable: Bool { frontier.pointee.count >= 0 }
+
+    /// Keeps the heap of the search that filled this tree (nil or too large: not resumable).
+    func saveFrontier(_ heap: NodeHeap?, scratch: RoadSearchScratch) {
+        guard let heap, heap.count <= Self.maximumFrontier else {
+            frontier.pointee.count = -1
+            return
+        }
+        let n = heap.count
+        if n > frontier.pointee.capacity {
+            var c = 16
+            while c < n { c <<= 1 }
+            frontier.pointee.keys.deallocate()
+            frontier.pointee.nodes.deallocate()
+            frontier.pointee.parents.deallocate()
+            frontier.pointee.keys = .allocate(capacity: c)
+            frontier.pointee.nodes = .allocate(capacity: c)
+            frontier.pointee.parents = .allocate(capacity: c)
+            frontier.pointee.capacity = c
+        }
+        let f = frontier.pointee
+        heap.copy(keys: f.keys, nodes: f.nodes)
+        for i in 0..<n { f.parents[i] = scratch.parent[Int(f.nodes[i])] }
+        frontier.pointee.count = n
+    }
+
+    /// Puts the labels of this tree's search back into `scratch` under stamp `current` (settled nodes with their
+    /// final distance, frontier nodes with their best distance so far) and its heap into `heap`, exactly as the
+    /// search left them: continuing settles the same nodes in the same order as one search that had not stopped.
+    func restore(into scratch: RoadSearchScratch, stamp current: UInt32, heap: NodeHeap) {
+        let t = table.pointee
+        let stamp = scratch.stamp, cost = scratch.cost, parent = scratch.parent
+        for i in 0..<t.capacity where t.keys[i] != 0 {
+            let v = Int(t.keys[i] - 1)
+            stamp[v] = current
+            cost[v] = t.distances[i]
+            parent[v] = t.parents[i]
+        }
+        let f = frontier.pointee
+        for i in 0..<max(0, f.count) {
+            let v = Int(f.nodes[i])
+            // A node's newest heap entry holds its label (the smallest key); older ones and settled nodes' are stale.
+            if stamp[v] != current || f.keys[i] < cost[v] {
+                stamp[v] = current
+                cost[v] = f.keys[i]
+                parent[v] = f.parents[i]
+            }
+        }
+        heap.load(keys: f.keys, nodes: f.nodes, count: max(0, f.count))
+    }
+
+    /// Adds `nodes` (labelled in `scratch`) to the table after a resumed search, growing it as needed.
+    func append(_ nodes: [UInt32], scratch: RoadSearchScratch, bound: Double) {
+        self.bound = max(self.bound, bound)
+        let total = table.pointee.count + nodes.count
+        if total * 2 > table.pointee.capacity {
+            var wanted = 16
+            while wanted < total * 2 { wanted <<= 1 }
+            let old = table.pointee
+            table.pointee = Self.makeTable(capacity: wanted)
+            for i in 0..<old.capacity where old.keys[i] != 0 {
+                insert(old.keys[i] - 1, distance: old.distances[i], parent: old.parents[i])
+            }
+            Self.free(old)
+        }
+        for u in nodes { insert(u, distance: scratch.cost[Int(u)], parent: scratch.parent[Int(u)]) }
     }
 
     private static func makeTable(capacity: Int) -> Table {
         let keys = UnsafeMutablePointer<UInt32>.allocate(capacity: capacity)
         keys.initialize(repeating: 0, count: capacity)
+        // Distances and parents are read only where a key is set (trivial types: nothing to initialise first).
         let distances = UnsafeMutablePointer<Double>.allocate(capacity: capacity)
-        distances.initialize(repeating: 0, count: capacity)
         let parents = UnsafeMutablePointer<UInt32>.allocate(capacity: capacity)
-        parents.initialize(repeating: 0, count: capacity)
         return Table(keys: keys, distances: distances, parents: parents, capacity: capacity, mask: capacity - 1)
     }
 
@@ -58,7 +150,9 @@ final class DistanceTree {
             table.pointee = Self.makeTable(capacity: wanted)
         } else {
             table.pointee.keys.update(repeating: 0, count: capacity)
+            table.pointee.count = 0
         }
+        frontier.pointee.count = -1
     }
 
     @inline(__always) private func slot(_ node: NodeID, _ mask: Int) -> Int {
@@ -69,6 +163,7 @@ final class DistanceTree {
         let t = table.pointee
         var i = slot(node, t.mask)
         while t.keys[i] != 0 && t.keys[i] != node &+ 1 { i = (i + 1) & t.mask }
+        if t.keys[i] == 0 { table.pointee.count += 1 }
         t.keys[i] = node &+ 1
         t.distances[i] = distance
         t.parents[i] = parent
@@ -93,6 +188,19 @@ final class DistanceTree {
         guard let targets else { return false }
         for t in targets where min(t.withinMeters, wanted) > bound && !distance(to: t.node).isFinite { return false }
         return true
+    }
+
+    /// `distance(to:)` and the edge entering `node` on its shortest path (`UInt32.max` at the source or when not
+    /// reached), in one probe of the table.
+    @inline(__always) func label(of node: NodeID) -> (distance: Double, parent: UInt32) {
+        let t = table.pointee
+        var i = slot(node, t.mask)
+        while true {
+            let k = t.keys[i]
+            if k == 0 { return (.infinity, .max) }
+            if k == node &+ 1 { return (t.distances[i], t.parents[i]) }
+            i = (i + 1) & t.mask
+        }
     }
 
     /// The edge entering `node` on its shortest path from `source`; nil at the source or when not reached.
@@ -120,6 +228,7 @@ public final class RoadSearchScratch {
     var currentStamp: UInt32 = 0
     let heap = NodeHeap()
     var settled: [UInt32] = []
+    var pending: [(node: NodeID, withinMeters: Double)] = []
 
     public init(graph: RoadGraph) {
         let n = max(1, graph.nodeCount)
@@ -156,14 +265,18 @@ final class RoadDistanceCache {
     let closedRoadLengthFactor: Double?
     /// Search labels, this cache's own or shared with other caches on the same thread.
     private let scratch: RoadSearchScratch
-    private var trees: [DistanceTree] = []
-    private var treeOfNode: [NodeID: Int] = [:]
+    /// Unchecked: read several times per transition row; the cache belongs to one matcher on one thread (see
+    /// `LatticeStep`).
+    @exclusivity(unchecked) private var trees: [DistanceTree] = []
+    @exclusivity(unchecked) private var treeOfNode: [NodeID: Int] = [:]
     /// The current step (trees used in it are not evicted).
     var step = 0
     /// Maximum number of cached trees.
     let capacity: Int
     /// Number of searches run (for tests and benchmarks).
     private(set) var searchCount = 0
+    /// How many of them continued an earlier search from the same node (`DistanceTree.restore`).
+    private(set) var resumedSearchCount = 0
 
     init(index: RoadGeometryIndex, mode: TravelMode, capacity: Int = 64, scratch: RoadSearchScratch? = nil,
          closedRoadLengthFactor: Double? = nil) {
@@ -189,12 +302,16 @@ final class RoadDistanceCache {
     /// nodes within a few dozen metres, and a search to the full bound settled several times as many nodes.
     /// The answers are those of a full search to `bound`: Dijkstra settles nodes in the same order either way.
     func tree(from node: NodeID, bound: Double, targets: [(node: NodeID, withinMeters: Double)]?) -> DistanceTree {
-        if let i = treeOfNode[node], trees[i].answers(bound: bound, targets: targets) {
-            trees[i].lastUsed = step
-            return trees[i]
+        let cached = treeOfNode[node]
+        if let i = cached {
+            let t = trees[i]
+            if t.answers(bound: bound, targets: targets) {
+                t.lastUsed = step
+                return t
+            }
         }
         let tree: DistanceTree
-        if let i = treeOfNode[node] {
+        if let i = cached {
             tree = trees[i]
         } else if trees.count < capacity {
             tree = DistanceTree()
@@ -215,7 +332,8 @@ final class RoadDistanceCache {
                 treeOfNode[node] = victim
             }
         }
-        search(from: node, bound: bound, targets: targets, into: tree)
+        search(from: node, bound: bound, targets: targets, into: tree,
+               resuming: cached != nil && tree.source == node && tree.isResumable)
         tree.lastUsed = step
         return tree
     }
@@ -229,7 +347,7 @@ final class RoadDistanceCache {
     }
 
     private func search(from source: NodeID, bound: Double, targets: [(node: NodeID, withinMeters: Double)]?,
-                        into tree: DistanceTree) {
+                        into tree: DistanceTree, resuming: Bool = false) {
         searchCount += 1
         let firstOut = index.firstOutEdge, edgeTargets = index.edgeTarget, access = index.edgeAccess
         let passable = index.nodePassable, lengths = index.edgeLength
@@ -251,25 +369,45 @@ final class RoadDistanceCache {
         swap(&settled, &scratch.settled)
         heap.removeAll()
         settled.removeAll(keepingCapacity: true)
-        stamp[Int(source)] = current
-        cost[Int(source)] = 0
-        parent[Int(source)] = .max
-        heap.push(0, source)
+        if resuming {
+            resumedSearchCount += 1
+            // Continue where the tree's search stopped (`settled` then holds only the nodes settled now).
+            tree.restore(into: scratch, stamp: current, heap: heap)
+        } else {
+            stamp[Int(source)] = current
+            cost[Int(source)] = 0
+            parent[Int(source)] = .max
+            heap.push(0, source)
+        }
         // Early stop: the search may end at `limit`, the farthest distance an unsettled target still needs (plus
         // the slack); the tree then answers exactly up to where it stopped.
-        var pending = targets ?? []
+        // The targets still to settle, in the scratch's buffer (moved out and back: no allocation per search).
+        var pending: [(node: NodeID, withinMeters: Double)] = []
+        swap(&pending, &scratch.pending)
+        pending.removeAll(keepingCapacity: true)
+        if let targets {
+            for t in targets where !(resuming && tree.distance(to: t.node).isFinite) { pending.append(t) }
+        }
         var limit = targets == nil ? bound : min(bound, pendingLimit(pending))
+        // One bit per target node (node mod 64): most settled nodes are no target, and this tells without a scan.
+        var pendingBits: UInt64 = 0
+        for t in pending { pendingBits |= 1 << UInt64(t.node & 63) }
         var reached = bound
         while !heap.isEmpty {
-            let (d, u) = heap.popMin()
-            if d > cost[Int(u)] { continue }
+            // Looked at before it is taken: the entry that ends the search stays in the heap for a resumed search.
+            let (d, u) = heap.peekMin()
+            if d > cost[Int(u)] {
+                heap.removeMin()
+                continue
+            }
             if d > limit {
                 if limit < bound { reached = d.nextDown }
                 break
             }
+            heap.removeMin()
             settled.append(u)
             let node = Int(u)
-            if !pending.isEmpty {
+            if !pending.isEmpty && (pendingBits >> UInt64(u & 63)) & 1 != 0 {
                 var removed = false
                 var i = 0
                 while i < pending.count {
@@ -297,9 +435,15 @@ final class RoadDistanceCache {
                 heap.push(nd, v)
             }
         }
-        tree.reset(source: source, bound: reached, expectedCount: settled.count)
-        for u in settled { tree.insert(u, distance: cost[Int(u)], parent: parent[Int(u)]) }
+        if resuming {
+            tree.append(settled, scratch: scratch, bound: reached)
+        } else {
+            tree.reset(source: source, bound: reached, expectedCount: settled.count)
+            for u in settled { tree.insert(u, distance: cost[Int(u)], parent: parent[Int(u)]) }
+        }
+        tree.saveFrontier(heap, scratch: scratch)
         swap(&settled, &scratch.settled)
+        swap(&pending, &scratch.pending)
     }
 
     /// The farthest distance an unsettled target still needs, metres (-infinity when none).
@@ -355,6 +499,31 @@ final class NodeHeap {
     }
 
     var isEmpty: Bool { storage.pointee.count == 0 }
+
+    var count: Int { storage.pointee.count }
+
+    /// Copies the entries, in heap order, to `keys` and `nodes` (room for `count` each).
+    func copy(keys: UnsafeMutablePointer<Double>, nodes: UnsafeMutablePointer<UInt32>) {
+        keys.update(from: storage.pointee.keys, count: storage.pointee.count)
+        nodes.update(from: storage.pointee.nodes, count: storage.pointee.count)
+    }
+
+    /// Replaces the entries with `count` entries in heap order (as `copy` left them).
+    func load(keys: UnsafePointer<Double>, nodes: UnsafePointer<UInt32>, count: Int) {
+        while storage.pointee.capacity < count { grow() }
+        storage.pointee.keys.update(from: keys, count: count)
+        storage.pointee.nodes.update(from: nodes, count: count)
+        storage.pointee.count = count
+    }
+
+    /// The smallest key and its node, left in the heap. The heap must not be empty.
+    @inline(__always) func peekMin() -> (Double, UInt32) {
+        precondition(storage.pointee.count > 0, "peekMin on an empty heap")
+        return (storage.pointee.keys[0], storage.pointee.nodes[0])
+    }
+
+    /// Removes the smallest entry (as `popMin`).
+    @inline(__always) func removeMin() { _ = popMin() }
 
     func removeAll() { storage.pointee.count = 0 }
 

@@ -44,6 +44,10 @@ public final class RoadGeometryIndex: Sendable {
     let edgeTarget: [UInt32]
     /// `ModeMask` raw value of each edge (the modes allowed on it).
     let edgeAccess: [UInt8]
+    /// The reverse direction of each edge (`UInt32.max` for a one-way road): the candidate lookup and the
+    /// transitions ask for it for every road and state pair, and `RoadGraph.reverseEdge(of:)` is a checked call into
+    /// another module.
+    let edgeReverse: [UInt32]
     /// `ModeMask` raw value of each node: the modes that may pass through it (barriers block some).
     let nodePassable: [UInt8]
     /// Direction of each edge where it starts and where it ends, degrees (the smoother asks for them for every
@@ -55,6 +59,17 @@ public final class RoadGeometryIndex: Sendable {
     /// ignores motor_vehicle=no: the matcher may offer such edges at a cost
     /// (`MapMatchingConfiguration.closedRoadPenalty`).
     let closedRoadModes: [UInt8]
+
+    /// Bounding box of each edge's shape (latitude and longitude, degrees), rounded outwards to Float: the candidate
+    /// lookup skips an edge whose box lies farther than the radius from the fix without projecting the fix onto each
+    /// of its segments (a 50 m grid cell in a city centre lists a few dozen edges, most of them out of reach).
+    let edgeBoxes: [EdgeBox]
+    struct EdgeBox {
+        var minLatitude: Float
+        var maxLatitude: Float
+        var minLongitude: Float
+        var maxLongitude: Float
+    }
 
     let gridMinLatitude: Double
     let gridMinLongitude: Double
@@ -89,6 +104,21 @@ public final class RoadGeometryIndex: Sendable {
             lengths.append(total)
         }
         first.append(Int32(lats.count))
+        var boxes = [EdgeBox]()
+        boxes.reserveCapacity(e)
+        for edge in 0..<e {
+            let lo = Int(first[edge]), hi = Int(first[edge + 1])
+            var b = EdgeBox(minLatitude: .infinity, maxLatitude: -.infinity, minLongitude: .infinity,
+                            maxLongitude: -.infinity)
+            for v in lo..<hi {
+                b.minLatitude = min(b.minLatitude, Float(lats[v]).nextDown)
+                b.maxLatitude = max(b.maxLatitude, Float(lats[v]).nextUp)
+                b.minLongitude = min(b.minLongitude, Float(lons[v]).nextDown)
+                b.maxLongitude = max(b.maxLongitude, Float(lons[v]).nextUp)
+            }
+            boxes.append(b)
+        }
+        edgeBoxes = boxes
         firstVertex = first
         latitudes = lats
         longitudes = lons
@@ -198,6 +228,7 @@ public final class RoadGeometryIndex: Sendable {
         edgeSource = (0..<e).map { graph.source(of: EdgeID($0)) }
         edgeTarget = (0..<e).map { graph.target(of: EdgeID($0)) }
         edgeAccess = (0..<e).map { graph.access(of: EdgeID($0)).rawValue }
+        edgeReverse = (0..<e).map { graph.reverseEdge(of: EdgeID($0)) ?? .max }
         closedRoadModes = (0..<e).map { graph.motorModesClosedByTags(of: EdgeID($0)).rawValue }
     }
 
@@ -212,6 +243,12 @@ public final class RoadGeometryIndex: Sendable {
     @inline(__always) static func index(_ x: Double, _ count: Int) -> Int {
         guard x.isFinite else { return 0 }
         return min(count - 1, max(0, Int(x.rounded(.down))))
+    }
+
+    /// The edge running the other way along the same road, nil for a one-way road (`RoadGraph.reverseEdge(of:)`).
+    @inline(__always) func reverse(of e: EdgeID) -> EdgeID? {
+        let r = edgeReverse[Int(e)]
+        return r == .max ? nil : r
     }
 
     /// Length of edge `e` along its shape, metres.
@@ -273,7 +310,11 @@ public final class RoadGeometryIndex: Sendable {
         let c1 = Self.index((point.longitude + dLon - gridMinLongitude) / cellLongitude, columns)
         let mask = ModeMask(mode)
         let closedMask = maximumClosedRoads > 0 ? mask.rawValue : 0
+        let modeBits = mask.rawValue
         let r2 = radius * radius
+        // The box test's margins: a little more than the radius, so that rounding never skips an edge the exact test
+        // below would keep.
+        let boxLat = dLat * 1.000_001 + 1e-9, boxLon = dLon * 1.000_001 + 1e-9
         scratch.roads.removeAll(keepingCapacity: true)
         scratch.startSearch()
         for r in r0...r1 {
@@ -281,13 +322,17 @@ public final class RoadGeometryIndex: Sendable {
                 let cell = r * columns + c
                 for k in Int(cellFirst[cell])..<Int(cellFirst[cell + 1]) {
                     let e = Int(cellEdges[k])
+                    let box = edgeBoxes[e]
+                    if point.latitude < Double(box.minLatitude) - boxLat || point.latitude > Double(box.maxLatitude) + boxLat
+                        || point.longitude < Double(box.minLongitude) - boxLon
+                        || point.longitude > Double(box.maxLongitude) + boxLon { continue }
                     if !scratch.firstSight(of: e) { continue }
                     let edge = EdgeID(e)
-                    let twin = graph.reverseEdge(of: edge)
+                    let twin = reverse(of: edge)
                     let forwardClosed = closedRoadModes[e] & closedMask != 0
                     let backwardClosed = twin.map { closedRoadModes[Int($0)] & closedMask != 0 } ?? false
-                    let forwardOpen = forwardClosed || graph.access(of: edge).contains(mask)
-                    let backwardOpen = backwardClosed || (twin.map { graph.access(of: $0).contains(mask) } ?? false)
+                    let forwardOpen = forwardClosed || edgeAccess[e] & modeBits == modeBits
+                    let backwardOpen = backwardClosed || (twin.map { edgeAccess[Int($0)] & modeBits == modeBits } ?? false)
                     if !forwardOpen && !backwardOpen { continue }
                     // Closest point of the shape, in an equirectangular frame around the fix.
                     let lo = Int(firstVertex[e]), hi = Int(firstVertex[e + 1])

@@ -122,4 +122,42 @@ import TraceSimulation
         }
         #expect(earlyStops > 30)  // the early stop is exercised
     }
+
+    /// A cached tree asked again for farther targets continues its stopped search: every node it then holds has the
+    /// distance and the edge into it of one search over the whole graph (the same nodes settled in the same order,
+    /// so even ties between equally short paths are broken alike).
+    @Test func resumedSearchesAnswerLikeOneWholeSearch() throws {
+        let (graph, index) = try gridCity(seed: 13)
+        var rng = SplitMix64(seed: 14)
+        let cache = RoadDistanceCache(index: index, mode: .driving, capacity: 4)
+        var whole: [NodeID: DistanceTree] = [:]
+        for round in 0..<300 {
+            // A few sources only, so that the cache is asked from the same nodes again and again.
+            let source = NodeID(Int.random(in: 0..<min(6, graph.nodeCount), using: &rng))
+            let bound = Double.random(in: 50...900, using: &rng)
+            var targets: [(node: NodeID, withinMeters: Double)] = []
+            for _ in 0..<Int.random(in: 1...6, using: &rng) {
+                targets.append((NodeID(Int.random(in: 0..<graph.nodeCount, using: &rng)),
+                                Double.random(in: 0...bound, using: &rng)))
+            }
+            cache.step = round
+            let tree = cache.tree(from: source, bound: bound, targets: targets)
+            let reference = whole[source] ?? RoadDistanceCache(index: index, mode: .driving)
+                .tree(from: source, bound: .infinity)
+            whole[source] = reference
+            for v in 0..<graph.nodeCount {
+                let node = NodeID(v)
+                let exact = reference.distance(to: node)
+                let answer = tree.distance(to: node)
+                if answer.isFinite || exact <= tree.bound {
+                    #expect(answer == exact, "round \(round): node \(node) at \(exact) m answered \(answer)")
+                    #expect(tree.parentEdge(of: node) == reference.parentEdge(of: node), "round \(round): node \(node)")
+                }
+            }
+            for t in targets where reference.distance(to: t.node) <= min(t.withinMeters, bound) {
+                #expect(tree.distance(to: t.node) == reference.distance(to: t.node))
+            }
+        }
+        #expect(cache.resumedSearchCount > 30)  // resuming is exercised
+    }
 }
