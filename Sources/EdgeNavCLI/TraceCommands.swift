@@ -5,6 +5,20 @@ import MapMatching
 import Navigation
 import RoadGraph
 
+/// Standard input of the trace commands, a line at a time.
+enum StandardInput {
+    /// Hands each line (without its line break, a trailing "\r" dropped) to `push` and prints what it returns, then
+    /// what `finish` returns at the end of input.
+    static func stream(to context: CommandEnvironment, push: (String) -> [String], finish: () -> [String]) {
+        while let line = readLine(strippingNewline: true) {
+            let printed = push(line.hasSuffix("\r") ? String(line.dropLast()) : line)
+            if !printed.isEmpty { context.print(printed.joined(separator: "\n")) }
+        }
+        let rest = finish()
+        if !rest.isEmpty { context.print(rest.joined(separator: "\n")) }
+    }
+}
+
 /// `edgenav match`: raw fixes in, road-snapped fixes out, one JSON line each, in order.
 enum MatchCommand {
     static let spec = CommandSpec(
@@ -44,12 +58,7 @@ enum MatchCommand {
             // memory than the matcher's lag.
             let stream = JSONLinesMatcher(index: RoadGeometryIndex(graph: graph), mode: mode,
                                           provisional: arguments.flag("provisional"))
-            while let line = readLine(strippingNewline: true) {
-                let ready = stream.push(line.hasSuffix("\r") ? String(line.dropLast()) : line)
-                if !ready.isEmpty { context.print(ready.joined(separator: "\n")) }
-            }
-            let rest = stream.finish()
-            if !rest.isEmpty { context.print(rest.joined(separator: "\n")) }
+            StandardInput.stream(to: context, push: { stream.push($0) }, finish: { stream.finish() })
             return ExitStatus.success
         }
     }
@@ -116,12 +125,7 @@ enum ReplayCommand {
             var stream = try ReplayStream(
                 destinations: Array(destinations), map: map, vehicleID: arguments.string("vehicle-id") ?? "replay",
                 autoContinue: !arguments.flag("no-continue"), traffic: traffic)
-            while let line = readLine(strippingNewline: true) {
-                let printed = stream.push(line.hasSuffix("\r") ? String(line.dropLast()) : line)
-                if !printed.isEmpty { context.print(printed.joined(separator: "\n")) }
-            }
-            let rest = stream.finish()
-            if !rest.isEmpty { context.print(rest.joined(separator: "\n")) }
+            StandardInput.stream(to: context, push: { stream.push($0) }, finish: { stream.finish() })
             return ExitStatus.success
         }
     }

@@ -53,6 +53,8 @@ struct PositionCourseEstimator: Sendable {
     let defaultAccuracyMeters: Double
     let minimumSpeedMetersPerSecond: Double
     private var recent: [RawFix] = []
+    /// The window's fixes in metres around the newest (seconds from it, east, north); reused by `add`.
+    private var points: [(t: Double, x: Double, y: Double)] = []
     /// Fixes in the window after the latest `add` (outliers included).
     var fixCount: Int { recent.count }
 
@@ -81,26 +83,24 @@ struct PositionCourseEstimator: Sendable {
         }
         guard recent.count >= configuration.minimumFixes else { return nil }
         let frame = LocalProjection(origin: fix.coordinate)
-        var points = recent.map { f -> (t: Double, x: Double, y: Double, sigma: Double) in
+        // One reused buffer and no copies per leave-one-out fit: this runs for every fix without a course.
+        points.removeAll(keepingCapacity: true)
+        var sigma = 0.0
+        for f in recent {
             let p = frame.project(f.coordinate)
-            return (
-                f.timestamp.timeIntervalSince(fix.timestamp), p.x, p.y,
-                sigmaPerAccuracy * (f.horizontalAccuracyMeters ?? defaultAccuracyMeters)
-            )
+            points.append((f.timestamp.timeIntervalSince(fix.timestamp), p.x, p.y))
+            sigma = max(sigma, sigmaPerAccuracy * (f.horizontalAccuracyMeters ?? defaultAccuracyMeters))
         }
-        let sigma = points.map(\.sigma).max() ?? 0
         // Leave one out: the fix farthest from the line through the others (in units of that prediction's own σ,
         // which grows towards the window's ends) is an outlier beyond `outlierSigmas`. A plain residual misses one
         // at the window's end, which pulls the line towards itself (an outlier as the trip's first fix read as a
         // course).
         var worst: (index: Int, sigmas: Double)?
         for i in points.indices {
-            var others = points
-            others.remove(at: i)
-            guard let fit = Self.fit(others) else { continue }
+            guard let fit = Self.fit(points, skipping: i) else { continue }
             let p = points[i]
             let ex = p.x - (fit.xm + fit.vx * (p.t - fit.tm)), ey = p.y - (fit.ym + fit.vy * (p.t - fit.tm))
-            let spread = (1 + 1 / Double(others.count) + (p.t - fit.tm) * (p.t - fit.tm) / fit.stt).squareRoot()
+            let spread = (1 + 1 / Double(points.count - 1) + (p.t - fit.tm) * (p.t - fit.tm) / fit.stt).squareRoot()
             let sigmas = (ex * ex + ey * ey).squareRoot() / (sigma * spread)
             if sigmas > (worst?.sigmas ?? -1) { worst = (i, sigmas) }
         }
@@ -118,19 +118,28 @@ struct PositionCourseEstimator: Sendable {
         return (Geodesy.normalizedDegrees(atan2(fit.vx, fit.vy) * 180 / .pi), speed)
     }
 
-    /// Least squares x = xm + vx (t − tm), y = ym + vy (t − tm); nil for fewer than two distinct times.
-    private static func fit(_ points: [(t: Double, x: Double, y: Double, sigma: Double)])
+    /// Least squares x = xm + vx (t − tm), y = ym + vy (t − tm) through `points` but the one at `skipped`; nil for
+    /// fewer than two distinct times.
+    private static func fit(_ points: [(t: Double, x: Double, y: Double)], skipping skipped: Int? = nil)
         -> (tm: Double, xm: Double, ym: Double, vx: Double, vy: Double, stt: Double)?
     {
-        guard points.count >= 2 else { return nil }
-        let n = Double(points.count)
-        let tm = points.map(\.t).reduce(0, +) / n
-        let xm = points.map(\.x).reduce(0, +) / n
-        let ym = points.map(\.y).reduce(0, +) / n
-        let stt = points.map { ($0.t - tm) * ($0.t - tm) }.reduce(0, +)
+        var n = 0, st = 0.0, sx = 0.0, sy = 0.0
+        for (i, p) in points.enumerated() where i != skipped {
+            n += 1
+            st += p.t
+            sx += p.x
+            sy += p.y
+        }
+        guard n >= 2 else { return nil }
+        let tm = st / Double(n), xm = sx / Double(n), ym = sy / Double(n)
+        var stt = 0.0, stx = 0.0, sty = 0.0
+        for (i, p) in points.enumerated() where i != skipped {
+            let dt = p.t - tm
+            stt += dt * dt
+            stx += dt * (p.x - xm)
+            sty += dt * (p.y - ym)
+        }
         guard stt > 0 else { return nil }
-        let vx = points.map { ($0.t - tm) * ($0.x - xm) }.reduce(0, +) / stt
-        let vy = points.map { ($0.t - tm) * ($0.y - ym) }.reduce(0, +) / stt
-        return (tm, xm, ym, vx, vy, stt)
+        return (tm, xm, ym, stx / stt, sty / stt, stt)
     }
 }
