@@ -23,7 +23,7 @@ final class ShedLedger: Sendable {
             let named = sorted.prefix(Self.topicsNamed).map { "\($0.key) ×\($0.value)" }
             let more = sorted.count > Self.topicsNamed ? ", and \(sorted.count - Self.topicsNamed) more topic(s)" : ""
             return "outbox full (the broker unreachable or not keeping up): shed \(total) state message(s) on "
-                + "\(sorted.count) topic(s) (each shed topic's current value is published again now): "
+                + "\(sorted.count) topic(s) (each shed topic's current value is published again once the outbox has drained to half its bound): "
                 + named.joined(separator: ", ") + more
         }
     }
