@@ -131,7 +131,8 @@ struct AgentDriveTests {
         let watcher = try await TestSubscriber(broker: broker, filters: ["fleet/#"], persistent: false)
         defer { watcher.stop() }
         let agent = try await AgentUnderTest.start(broker: broker, vehicle: "van-1",
-                                             stateDir: try TestTools.makeTemporaryDirectory(prefix: "edgenav-state"))
+                                             stateDir: try TestTools.makeTemporaryDirectory(prefix: "edgenav-state"),
+                                             extra: ["--metrics-interval", "1"])
         defer { agent.stop() }
         try await agent.waitOnline(broker, vehicle: "van-1")
         try broker.publishWithTool(topic: "fleet/van-1/nav/destinations", payload: HelsinkiFixture.destinations(id: "job-1"),
@@ -170,6 +171,14 @@ struct AgentDriveTests {
         #expect(!retained.contains("fleet/van-1/nav/eta"), "the trip is over: nav/eta should be cleared")
         let state = try #require(late.messages.last { $0.topic == "fleet/van-1/nav/state" }.map(body))
         #expect(state["tripComplete"] as? Bool == true && state["guidanceActive"] as? Bool == false)
+
+        // Every output of the trip, as it crossed the broker, is what topics.md documents.
+        var checked = Set<String>()
+        let violations = try TopicsContract.violations(in: messages + late.messages, vehicle: "van-1", checked: &checked)
+        #expect(violations.isEmpty, "outputs departing from topics.md:\n\(violations.joined(separator: "\n"))")
+        let expected: Set<String> = ["nav/route", "nav/arrival", "nav/eta", "nav/lighting", "nav/speeding", "location/snapped",
+                                     "nav/state", "agent/status", "agent/metrics"]
+        #expect(checked.isSuperset(of: expected), "not seen: \(expected.subtracting(checked).sorted())")
     }
 
     /// Splits the trace between the two arrivals (found by `edgenav replay` on the same trace).
@@ -337,6 +346,10 @@ struct AgentDriveTests {
         #expect(stateAfter?["routeStatus"] as? String == stateBefore?["routeStatus"] as? String)
         #expect(stateAfter?["guidanceActive"] as? Bool == true)
         #expect(agent.process.isRunning)
+        var checked = Set<String>()
+        let violations = try TopicsContract.violations(in: watcher.messages, vehicle: "van-4", checked: &checked)
+        #expect(violations.isEmpty, "outputs departing from topics.md:\n\(violations.joined(separator: "\n"))")
+        #expect(checked.contains("agent/error"))
     }
 
     @Test func aCorruptJournalIsMovedAsideAndReported() async throws {
@@ -387,6 +400,9 @@ struct AgentDriveTests {
         #expect(await watcher.waitUntil(timeoutSeconds: 5) { messages in
             messages.contains { $0.topic == "fleet/van-5/nav/state" && $0.payload.contains(#""requestId":"sim-2","status":"ok""#) }
         })
+        var checked = Set<String>()
+        let violations = try TopicsContract.violations(in: watcher.messages, vehicle: "van-5", checked: &checked)
+        #expect(violations.isEmpty, "outputs departing from topics.md:\n\(violations.joined(separator: "\n"))")
     }
 
     @Test(.enabled(if: FileManager.default.fileExists(atPath: repositoryRoot + "/.cache/python-tools/bin/python3"),
