@@ -463,6 +463,9 @@ struct FleetModeTests {
             let seqs = watcher.messages.seqs(under: "fleet/\(vehicle)/")
             #expect(seqs == seqs.sorted(), "\(vehicle): seq out of order")
             #expect(watcher.messages.withPayload(on: "fleet/\(vehicle)/nav/arrival").allSatisfy { body($0)["vehicleId"] as? String == vehicle })
+            var checked = Set<String>()
+            let violations = try TopicsContract.violations(in: watcher.messages, vehicle: vehicle, checked: &checked)
+            #expect(violations.isEmpty, "\(vehicle): outputs departing from topics.md:\n\(violations.joined(separator: "\n"))")
         }
         // Idle for longer than --idle-eviction: both are evicted, as the fleet metrics say.
         let evicted = await watcher.waitUntil(timeoutSeconds: 15) { messages in
