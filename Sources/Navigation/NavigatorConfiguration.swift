@@ -104,9 +104,24 @@ public struct NavigatorConfiguration: Sendable, Hashable {
     /// went straight on (BENCHMARKS.md "Session 6: rerouting after really leaving the route").
     public var offRouteDecisiveLogOdds: Double = 6
     /// A fix within the route's corridor resets the off-route count only while the matcher's log-odds for the leg
-    /// are above minus this. Default 3 (20 : 1 for another road): the first fixes past a junction the vehicle left
+    /// are above minus this. Default 2 (7 : 1 for another road): the first fixes past a junction the vehicle left
     /// the route at still lie within the corridor and reset the count while the matcher already prefers the branch.
-    public var offRouteHoldLogOdds: Double = 3
+    /// 3 (session 6) let a fix 16 m from the route at −2.3 reset the count of a vehicle going straight on where the
+    /// route turned (SUMO Helsinki 1 s probe24 with speed and course: rerouted on the 4th fix after leaving, with 2
+    /// on the 3rd); no reroute was added on the SUMO drives, white or recorded-drive noise, with or without speed and
+    /// course (BENCHMARKS.md "Session 11: leaving the route within 3 fixes").
+    public var offRouteHoldLogOdds: Double = 2
+    /// An off-route fix without a usable course of its own (`minimumSpeedForCourseMetersPerSecond`) counts 2 (as a
+    /// course against the route does) when it and the fix before it, both off the route, lie at least this far from
+    /// every part of the leg, the earlier one was reached without a position jump, an off-route fix has already
+    /// counted since the last reset, and the matcher's log-odds for the leg are below 0: the vehicle drove there.
+    /// Default 50 m: 6 σ of the σ = 8 m noise, beyond the urban-canyon shifts of recorded drives (15–30 m) and their
+    /// bias; outliers (50–150 m in the white model, 2 % of fixes) come one at a time (two in a row: 0.04 % of fix
+    /// pairs), and a pair displaced alike jumps on the way out. Without a course (positions-only receivers) at 5 s
+    /// nothing else counts 2, and the distance alone took three fixes: SUMO Baltimore probe3 and probe20 were
+    /// 75 → 117 m and 132 → 163 m off the route on two fixes in a row and were rerouted only on the next (3.4 and 3.6
+    /// fixes after leaving; now 2.4 and 2.6). `.infinity` turns it off.
+    public var offRouteFarMeters: Double = 50
     /// Default 8 m (one σ of GPS noise: closer than that the course says little about which road).
     public var strongOffRouteDistanceMeters: Double = 8
     /// A fix whose raw position jumped from the previous one by more than 1.5 × speed × interval plus this is a

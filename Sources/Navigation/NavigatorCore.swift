@@ -354,7 +354,9 @@ public final class NavigatorCore {
                 if let reroute = reroute(from: snapped, reason: .offRoute, at: time, origin: branch) {
                     events.append(reroute)
                 }
-            } else if isOffRoute(snapped, previous: previous, secondsSincePrevious: seconds) {
+            } else if isOffRoute(
+                snapped, previous: previous, beforePrevious: beforePrevious, secondsSincePrevious: seconds)
+            {
                 offRouteEvidence = 0
                 divergence = 0
                 if let reroute = reroute(from: snapped, reason: .offRoute, at: time) { events.append(reroute) }
@@ -606,7 +608,8 @@ public final class NavigatorCore {
     /// resets it; wrong way on the route's own road is decisive. What counts (see `NavigatorConfiguration`):
     /// - a fix the snapper puts off the route: 1, or 2 when it is also `strongOffRouteDistanceMeters` from the route
     ///   and its course contradicts the route there (for sparse fixes twice that far, from
-    ///   `offRouteCourseMinimumSpeedMetersPerSecond`);
+    ///   `offRouteCourseMinimumSpeedMetersPerSecond`), or when the matcher finds another road far likelier
+    ///   (`offRouteDecisiveLogOdds`), or when it and the fix before lie far off the whole leg (`offRouteFarMeters`);
     /// - a fix still within the route's corridor whose course contradicts every direction of the route within
     ///   `onRouteCourseSpanMeters` of it (leaving at a junction, before the distance shows it): 1, or 2 when the
     ///   matcher also holds it on another road heading its way; such a fix does not reset the count — except on
@@ -614,7 +617,9 @@ public final class NavigatorCore {
     ///   little: the vehicle pulls out, turns, the matcher catches up);
     /// - an off-route fix from a vehicle standing on the first `settlingMeters` of the leg
     ///   (`offRouteMinimumSpeedMetersPerSecond`) counts nothing and resets nothing.
-    private func isOffRoute(_ snapped: SnappedFix, previous: SnappedFix?, secondsSincePrevious: Double?) -> Bool {
+    private func isOffRoute(
+        _ snapped: SnappedFix, previous: SnappedFix?, beforePrevious: SnappedFix?, secondsSincePrevious: Double?
+    ) -> Bool {
         guard let p = progress else { return false }
         if leavesLegStartTheWrongWay(snapped, p) {
             offRouteEvidence = configuration.offRouteEvidenceThreshold
@@ -705,6 +710,8 @@ public final class NavigatorCore {
         // strong as a course against the route (a vehicle going straight on where the route turns has no such course).
         if !jumped, let odds = snapped.routeLogOdds, odds <= -configuration.offRouteDecisiveLogOdds {
             weight = 2
+        } else if !jumped, isFarOffRoute(snapped, previous: previous, beforePrevious: beforePrevious, p) {
+            weight = 2
         } else if !jumped, let match = snapped.routeMatch,
             match.distanceFromRouteMeters >= configuration.strongOffRouteDistanceMeters,
             contradicts
@@ -716,6 +723,29 @@ public final class NavigatorCore {
         }
         offRouteEvidence += weight
         return offRouteEvidence >= configuration.offRouteEvidenceThreshold
+    }
+
+    /// Two fixes in a row off the route, each `offRouteFarMeters` or more from any part of the leg (not only from the
+    /// stretch around the progress estimate, which trails a fast vehicle between sparse fixes), the first reached
+    /// without a position jump, after an off-route fix counted since the last reset, while the matcher does not
+    /// prefer the route: the vehicle drove there. An outlier jumps on the way out, and so does a pair of them
+    /// displaced alike. Only for a fix without a usable course of its own: with one, the course and the matcher
+    /// decide as before (SUMO Baltimore 5 s probe23 with speed and course: rerouted a fix sooner by this rule, from
+    /// a position at 25 m/s whose new route was left again at once: two reroutes where there had been one).
+    private func isFarOffRoute(
+        _ snapped: SnappedFix, previous: SnappedFix?, beforePrevious: SnappedFix?, _ p: LegProgress
+    ) -> Bool {
+        let far = configuration.offRouteFarMeters
+        guard usableCourse(snapped.fix) == nil, offRouteEvidence > 0, (snapped.routeLogOdds ?? 0) < 0,
+            (snapped.routeMatch?.distanceFromRouteMeters ?? 0) >= far, let previous, !previous.isOnRoute,
+            (previous.routeMatch?.distanceFromRouteMeters ?? 0) >= far,
+            !isPositionJump(
+                previous.fix, previous: beforePrevious?.fix,
+                seconds: beforePrevious.map { previous.timestamp.timeIntervalSince($0.timestamp) })
+        else { return false }
+        return [snapped.fix.coordinate, previous.fix.coordinate].allSatisfy {
+            (p.route.project($0)?.distanceFromRouteMeters ?? 0) >= far
+        }
     }
 
     /// A positions-only vehicle driving away from the leg's start the other way (the route began behind it, or it
