@@ -283,6 +283,7 @@ public final class AgentRuntime: @unchecked Sendable {
 public enum AgentProcess {
     public static func run(configuration: AgentConfiguration) throws -> Int32 {
         let logger = Logger(minimumLevel: configuration.logLevel)
+        AllocatorTuning.apply()  // before the map and the threads allocate
         var map: NavigationMap?
         if let path = configuration.mapPath {
             let places = PlaceBook()

@@ -38,7 +38,8 @@ struct JSONByteWriter {
         separate()
         bytes.append(UInt8(ascii: "\""))
         bytes.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
-        bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
         needsComma = false
     }
 
@@ -141,7 +142,8 @@ struct JSONByteWriter {
         bytes.append(UInt8(ascii: "0") + UInt8(millis / 100))
         bytes.append(UInt8(ascii: "0") + UInt8(millis / 10 % 10))
         bytes.append(UInt8(ascii: "0") + UInt8(millis % 10))
-        bytes.append(contentsOf: [UInt8(ascii: "Z"), UInt8(ascii: "\"")])
+        bytes.append(UInt8(ascii: "Z"))
+        bytes.append(UInt8(ascii: "\""))
         needsComma = true
     }
 
@@ -189,7 +191,15 @@ struct JSONByteWriter {
             bytes.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
             magnitude /= 10
         } while magnitude > 0
-        bytes[start...].reverse()
+        // Reversed in place. (`bytes[start...].reverse()` mutated a slice, which copied the whole buffer into a new
+        // allocation for every number: about five allocations and copies per `location/snapped`.)
+        var low = start
+        var high = bytes.count - 1
+        while low < high {
+            bytes.swapAt(low, high)
+            low += 1
+            high -= 1
+        }
     }
 
     private static let powersOfTen: [Double] = [1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9]

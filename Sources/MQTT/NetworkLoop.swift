@@ -104,17 +104,24 @@ final class NetworkLoop {
         for waiter in stopWaiters { waiter.resume(finalAcknowledged) }
     }
 
+    /// The descriptors `waitForIO` polls (the wake pipe, then the broker socket when there is one), reused: no
+    /// allocation per loop iteration.
+    private var pollDescriptors: [pollfd] = []
+
     private func waitForIO() {
         let socket = handle.socket
-        var fds = [pollfd(fd: mailbox.wakePipe.readEnd, events: Int16(POLLIN), revents: 0)]
+        pollDescriptors.removeAll(keepingCapacity: true)
+        pollDescriptors.append(pollfd(fd: mailbox.wakePipe.readEnd, events: Int16(POLLIN), revents: 0))
         if socket >= 0 {
             let wantWrite = handle.wantsWrite
-            fds.append(pollfd(fd: socket, events: Int16(POLLIN) | (wantWrite ? Int16(POLLOUT) : 0), revents: 0))
+            pollDescriptors.append(
+                pollfd(fd: socket, events: Int16(POLLIN) | (wantWrite ? Int16(POLLOUT) : 0), revents: 0))
         }
-        let ready = poll(&fds, nfds_t(fds.count), pollTimeoutMilliseconds())
-        if ready > 0 && fds[0].revents != 0 { mailbox.wakePipe.drain() }
+        let timeout = pollTimeoutMilliseconds()
+        let ready = poll(&pollDescriptors, nfds_t(pollDescriptors.count), timeout)
+        if ready > 0 && pollDescriptors[0].revents != 0 { mailbox.wakePipe.drain() }
         guard socket >= 0 else { return }
-        let revents = ready > 0 ? fds[1].revents : 0
+        let revents = ready > 0 ? pollDescriptors[1].revents : 0
         if revents & Int16(POLLIN | POLLERR | POLLHUP) != 0 {
             // Errors are reported through on_disconnect (libmosquitto calls it and closes the socket).
             if revents & Int16(POLLIN) != 0 { liveness.brokerBytesReceived() }
@@ -165,9 +172,10 @@ final class NetworkLoop {
     private func pollTimeoutMilliseconds() -> Int32 {
         let now = clock.now
         var next = now + .seconds(1)  // keepalive housekeeping runs at least once a second
-        for deadline in [reconnectAt, connectDeadline, finalDeadline] + flushWaiters.map(\.deadline) {
+        for deadline in [reconnectAt, connectDeadline, finalDeadline] {
             if let deadline, deadline < next { next = deadline }
         }
+        for waiter in flushWaiters where waiter.deadline < next { next = waiter.deadline }  // no mapped copy
         let milliseconds =
             (next - now).components.seconds * 1000 + (next - now).components.attoseconds / 1_000_000_000_000_000
         return Int32(clamping: max(0, milliseconds))

@@ -226,6 +226,12 @@ private struct Storage: ~Copyable {
     var liveRecordBytes = 0
     var needsSync = false
     var recoveredTornBytes = 0
+    /// The bytes of the journal write under way, kept between writes (emptied, capacity kept up to
+    /// `retainedBufferCapacity`): the batch appends and the acknowledgements, several a millisecond in a fleet, do not
+    /// allocate a buffer each.
+    var journalBuffer: [UInt8] = []
+    /// The largest journal buffer kept between writes, bytes (a larger one, after a big batch, is released).
+    static let retainedBufferCapacity = 1 << 16
 
     var journalPath: String { directory + "/outbox.journal" }
 
@@ -379,7 +385,8 @@ private struct Storage: ~Copyable {
         // entry of this batch included).
         var planned: [(message: OutboxMessage, superseded: UInt64?)] = []
         planned.reserveCapacity(entries.count)
-        var buffer: [UInt8] = []
+        var buffer = takeJournalBuffer()
+        defer { returnJournalBuffer(&buffer) }
         buffer.reserveCapacity(totalSize + entries.count * 64)
         var sequence = nextSequence
         for entry in entries {
@@ -433,7 +440,8 @@ private struct Storage: ~Copyable {
 
     /// Removes acknowledged messages and journals their removal in one write.
     mutating func remove(_ sequences: [UInt64]) {
-        var buffer: [UInt8] = []
+        var buffer = takeJournalBuffer()
+        defer { returnJournalBuffer(&buffer) }
         for sequence in sequences where messages[sequence] != nil {
             forget(sequence)
             OutboxJournal.encode(.remove(sequence: sequence), into: &buffer)
@@ -443,6 +451,20 @@ private struct Storage: ~Copyable {
         // write is not fatal; compaction will rewrite the journal from memory anyway.
         try? write(buffer)
         try? compactIfWorthwhile()
+    }
+
+    /// `journalBuffer`, empty, moved out (so it is uniquely referenced while filled); give it back with
+    /// `returnJournalBuffer`.
+    private mutating func takeJournalBuffer() -> [UInt8] {
+        var buffer: [UInt8] = []
+        swap(&buffer, &journalBuffer)
+        return buffer
+    }
+
+    private mutating func returnJournalBuffer(_ buffer: inout [UInt8]) {
+        guard buffer.capacity <= Self.retainedBufferCapacity else { return }
+        buffer.removeAll(keepingCapacity: true)
+        swap(&buffer, &journalBuffer)
     }
 
     /// Forgets a message in memory; the caller journals the removal (or the record that caused it implies it).
