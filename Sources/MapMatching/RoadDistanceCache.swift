@@ -32,6 +32,8 @@ final class DistanceTree {
     /// Most heap entries kept for resuming (beyond that the tree is searched afresh when it does not answer): a
     /// fleet agent holds up to 64 trees per vehicle.
     static let maximumFrontier = 64
+    /// Step at which the tree was last used (for eviction).
+    var lastUsed = 0
 
     init() {
         table = .allocate(capacity: 1)
@@ -269,9 +271,6 @@ final class RoadDistanceCache {
     /// `LatticeStep`).
     @exclusivity(unchecked) private var trees: [DistanceTree] = []
     @exclusivity(unchecked) private var treeOfNode = NodeSlotMap()
-    /// Step at which each tree was last used (for eviction), beside `trees`: choosing a victim reads 64 of these in
-    /// a row instead of one field of each of 64 tree objects.
-    @exclusivity(unchecked) private var treeLastUsed: [Int] = []
     /// The current step (trees used in it are not evicted).
     var step = 0
     /// Maximum number of cached trees.
@@ -315,38 +314,35 @@ final class RoadDistanceCache {
         if let i = cached {
             let t = trees[i]
             if t.answers(bound: bound, targets: targets) {
-                treeLastUsed[i] = step
+                t.lastUsed = step
                 return t
             }
         }
-        let slot: Int
+        let tree: DistanceTree
         if let i = cached {
-            slot = i
+            tree = trees[i]
+        } else if trees.count < capacity {
+            tree = DistanceTree()
+            treeOfNode.set(node, trees.count)
+            trees.append(tree)
         } else {
-            // The least recently used tree not used in this step (the first of equals), else a new one.
             var victim = -1
-            if trees.count >= capacity {
-                var oldest = Int.max
-                for (i, used) in treeLastUsed.enumerated() where used != step && used < oldest {
-                    victim = i
-                    oldest = used
-                }
+            for (i, t) in trees.enumerated() where t.lastUsed != step {
+                if victim < 0 || t.lastUsed < trees[victim].lastUsed { victim = i }
             }
             if victim < 0 {
-                slot = trees.count
-                treeOfNode.set(node, slot)
-                trees.append(DistanceTree())
-                treeLastUsed.append(step)
+                tree = DistanceTree()
+                treeOfNode.set(node, trees.count)
+                trees.append(tree)
             } else {
-                slot = victim
-                treeOfNode.remove(trees[victim].source)
+                tree = trees[victim]
+                treeOfNode.remove(tree.source)
                 treeOfNode.set(node, victim)
             }
         }
-        let tree = trees[slot]
         search(from: node, bound: bound, targets: targets, into: tree,
                resuming: cached != nil && tree.source == node && tree.isResumable)
-        treeLastUsed[slot] = step
+        tree.lastUsed = step
         return tree
     }
 
@@ -355,7 +351,6 @@ final class RoadDistanceCache {
 
     func removeAll() {
         trees.removeAll()
-        treeLastUsed.removeAll()
         treeOfNode.removeAll()
     }
 
