@@ -44,13 +44,18 @@ public enum Geodesy {
     }
 
     /// Maps any angle in degrees into 0..<360.
+    @inlinable
     public static func normalizedDegrees(_ degrees: Double) -> Double {
+        // Already in range (bearings from atan2 and the index mostly are): the remainder below would return it
+        // unchanged, at the cost of an fmod call (the matcher compares a few dozen bearings per fix).
+        if degrees >= 0 && degrees < 360 { return degrees }
         let r = degrees.truncatingRemainder(dividingBy: 360)
         let n = r < 0 ? r + 360 : r
         return n >= 360 ? 0 : n
     }
 
     /// Smallest absolute difference between two bearings, degrees in 0...180.
+    @inlinable
     public static func bearingDifferenceDegrees(_ a: Double, _ b: Double) -> Double {
         let d = abs(normalizedDegrees(a) - normalizedDegrees(b))
         return d > 180 ? 360 - d : d

@@ -59,6 +59,12 @@ public final class MapMatcher {
     private var candidateBuffer: [RoadCandidate] = []
     /// Reused buffer of the road search targets of one transition.
     private var searchTargets: [(node: NodeID, withinMeters: Double)] = []
+    /// Reused buffer of the coasting anchors of one transition (an allocation per fix before).
+    private var coastSourceBuffer: [(index: Int, score: Double)] = []
+    /// Reused buffers of `bestPath(into:)` and of the smoother's samples (`decide`, `provisionalLocation`): each
+    /// was an allocation per call, several per fix.
+    private var pathBuffer: [Int] = []
+    private var sampleBuffer: [OdometerSample] = []
     /// Unchecked exclusivity, as `LatticeStep`'s arrays: read for every step on every fix.
     @exclusivity(unchecked) private var window: [LatticeStep] = []
     private var spareSteps: [LatticeStep] = []
@@ -433,13 +439,14 @@ public final class MapMatcher {
                 steadyCourse = c
             }
         }
+        let logSigma = log(sigma)
         for c in candidateBuffer {
             if let steadyCourse, runsAgainst(steadyCourse, c) { continue }
             let highwayClass = index.graph.highwayClass(of: c.edge)
             // Vehicles drive in lanes, not on the drawn centre line: on wide roads the distance that counts is
             // the distance beyond the lanes (see `laneToleranceMeters`).
             let distance = max(0, c.distance - configuration.laneToleranceMeters(for: highwayClass))
-            var emission = -0.5 * (distance / sigma) * (distance / sigma) - log(sigma)
+            var emission = -0.5 * (distance / sigma) * (distance / sigma) - logSigma
             if let course {
                 let diff = Geodesy.bearingDifferenceDegrees(course, index.bearing(on: c.edge, at: c.offset))
                 emission -= courseWeight * (1 - cos(diff * .pi / 180))
@@ -528,6 +535,9 @@ public final class MapMatcher {
             coastLog -= log(speedBeta) + step.sigma / speedBeta
         }
         var coastSources: [(index: Int, score: Double)] = []
+        swap(&coastSources, &coastSourceBuffer)
+        defer { swap(&coastSources, &coastSourceBuffer) }
+        coastSources.removeAll(keepingCapacity: true)
         for (a, s) in previous.states.enumerated() where previous.score[a].isFinite {
             guard s.coastCount < configuration.maximumCoastedFixes,
                   fix.timestamp - s.referenceTime <= configuration.maximumCoastSeconds else { continue }
@@ -574,111 +584,129 @@ public final class MapMatcher {
         var targets: [(node: NodeID, withinMeters: Double)] = []
         swap(&targets, &searchTargets)
         defer { swap(&targets, &searchTargets) }
+        if targets.count < roadCount {
+            targets.append(contentsOf: repeatElement((node: NodeID(0), withinMeters: 0.0), count: roadCount - targets.count))
+        }
         // The previous step's road states share one reference point (its observation): one great-circle distance.
         var lastReference = (latitude: Double.nan, longitude: Double.nan, distance: 0.0)
-        for a in 0..<m where previousScore[a] >= bestPrevious - configuration.pruneMargin && roadCount > 0 {
-            let from = previousStates[a]
-            let dt = max(0.2, fix.timestamp - from.referenceTime)
-            if from.referenceLatitude != lastReference.latitude || from.referenceLongitude != lastReference.longitude {
-                lastReference = (from.referenceLatitude, from.referenceLongitude, Geodesy.distanceMeters(
-                    Coordinate(latitude: from.referenceLatitude, longitude: from.referenceLongitude), observedHere))
-            }
-            let gc = lastReference.distance
-            let reach = configuration.maximumSpeedMetersPerSecond * dt + radii
-            let bound = min(reach, gc * configuration.routeSearchDistanceFactor + radii
-                            + configuration.routeSearchSlackMeters)
-            let b1 = beta(dt, sigma: step.sigma)
-            let logBeta = log(b1)
-            var expected: Double? = fixSpeed.flatMap { v in
-                from.referenceSpeed >= 0 ? 0.5 * (v + from.referenceSpeed) * dt : nil
-            }
-            if derivedSpeeds && from.referenceSpeed >= 0 { expected = from.referenceSpeed * dt }
-            let stationary = (fixSpeed ?? .infinity) < configuration.stationarySpeedMetersPerSecond
-                && from.referenceSpeed >= 0 && from.referenceSpeed < configuration.stationarySpeedMetersPerSecond
-            let edgeChangePenalty = stationary ? configuration.stationaryEdgeChangePenalty : 0
-            let speedBeta = fixSpeed != nil
-                ? configuration.speedBetaMeters + configuration.speedBetaGrowthMetersPerSecond * dt
-                : configuration.derivedSpeedBetaMeters + configuration.derivedSpeedBetaGrowthMetersPerSecond * dt
-            let logSpeedBeta = log(speedBeta)
-            let remaining = index.length(of: from.edge) - from.offset
-            let twin = index.reverse(of: from.edge)
-            // The road search from the end of this edge runs only when some candidate needs it.
-            // Unretained: the cache keeps every tree used in this step (no per-pair retain and release).
-            var tree: Unmanaged<DistanceTree>?
-            var searched = false
-            let treeBound = bound - remaining
-            /// `d`: the distance travelled along the road, against the fixes' straight-line distance and the
-            /// distance their speed implies. `along`: the same, negative when the move runs backwards on the road.
-            /// For a moving fix without a course it replaces `d` in the speed term
-            /// (`signedMoveMinimumSpeedMetersPerSecond`): nothing else tells which way a vehicle faces on a two-way
-            /// road. With a course, without a speed or below that speed, backward jitter keeps counting as its
-            /// length: on dense short ways and at stops the signed term cost accuracy at noise-sized backward moves.
-            @inline(__always) func score(_ d: Double, _ penalty: Double, along: Double? = nil) -> Double {
-                var v = -abs(d - gc) / b1 - logBeta - penalty
-                if let expected { v -= abs((speedWithoutCourse ? along ?? d : d) - expected) / speedBeta + logSpeedBeta }
-                return v
-            }
-            for b in 0..<roadCount {
-                let to = states[b]
-                var best = -Double.infinity
-                var move = 0.0
-                if to.edge == from.edge && to.offset >= from.offset - tolerance {
-                    let d = abs(to.offset - from.offset)
-                    if d <= bound { best = score(d, 0, along: to.offset - from.offset); move = to.offset - from.offset }
+        // ... and one time: β and the speed term's scale, and their logarithms, once per distinct time gap.
+        var lastGap = (dt: Double.nan, beta: 0.0, logBeta: 0.0, speedBeta: 0.0, logSpeedBeta: 0.0)
+        // Written through spans: one uniqueness check per array, not one per state pair (bounds still checked).
+        do {
+            var transitionRow = transition.mutableSpan
+            var advanceRow = advance.mutableSpan
+            for a in 0..<m where previousScore[a] >= bestPrevious - configuration.pruneMargin && roadCount > 0 {
+                let from = previousStates[a]
+                let dt = max(0.2, fix.timestamp - from.referenceTime)
+                if from.referenceLatitude != lastReference.latitude || from.referenceLongitude != lastReference.longitude {
+                    lastReference = (from.referenceLatitude, from.referenceLongitude, Geodesy.distanceMeters(
+                        Coordinate(latitude: from.referenceLatitude, longitude: from.referenceLongitude), observedHere))
                 }
-                if let twin, to.edge == twin {
-                    // Turning round in the middle of the road.
-                    let d = abs((index.length(of: twin) - to.offset) - from.offset)
-                    if d <= bound {
-                        let v = score(d, configuration.uTurnPenalty + edgeChangePenalty)
-                        if v > best { best = v; move = d }
+                let gc = lastReference.distance
+                let reach = configuration.maximumSpeedMetersPerSecond * dt + radii
+                let bound = min(reach, gc * configuration.routeSearchDistanceFactor + radii
+                                + configuration.routeSearchSlackMeters)
+                if !(dt == lastGap.dt) {
+                    let b1 = beta(dt, sigma: step.sigma)
+                    let speedBeta = fixSpeed != nil
+                        ? configuration.speedBetaMeters + configuration.speedBetaGrowthMetersPerSecond * dt
+                        : configuration.derivedSpeedBetaMeters + configuration.derivedSpeedBetaGrowthMetersPerSecond * dt
+                    lastGap = (dt, b1, log(b1), speedBeta, log(speedBeta))
+                }
+                let b1 = lastGap.beta, logBeta = lastGap.logBeta
+                let speedBeta = lastGap.speedBeta, logSpeedBeta = lastGap.logSpeedBeta
+                var expected: Double? = fixSpeed.flatMap { v in
+                    from.referenceSpeed >= 0 ? 0.5 * (v + from.referenceSpeed) * dt : nil
+                }
+                if derivedSpeeds && from.referenceSpeed >= 0 { expected = from.referenceSpeed * dt }
+                let stationary = (fixSpeed ?? .infinity) < configuration.stationarySpeedMetersPerSecond
+                    && from.referenceSpeed >= 0 && from.referenceSpeed < configuration.stationarySpeedMetersPerSecond
+                let edgeChangePenalty = stationary ? configuration.stationaryEdgeChangePenalty : 0
+                let remaining = index.length(of: from.edge) - from.offset
+                let twin = index.reverse(of: from.edge)
+                // The road search from the end of this edge runs only when some candidate needs it.
+                // Unretained: the cache keeps every tree used in this step (no per-pair retain and release).
+                var tree: Unmanaged<DistanceTree>?
+                var searched = false
+                let treeBound = bound - remaining
+                /// `d`: the distance travelled along the road, against the fixes' straight-line distance and the
+                /// distance their speed implies. `along`: the same, negative when the move runs backwards on the road.
+                /// For a moving fix without a course it replaces `d` in the speed term
+                /// (`signedMoveMinimumSpeedMetersPerSecond`): nothing else tells which way a vehicle faces on a two-way
+                /// road. With a course, without a speed or below that speed, backward jitter keeps counting as its
+                /// length: on dense short ways and at stops the signed term cost accuracy at noise-sized backward moves.
+                @inline(__always) func score(_ d: Double, _ penalty: Double, along: Double? = nil) -> Double {
+                    var v = -abs(d - gc) / b1 - logBeta - penalty
+                    if let expected { v -= abs((speedWithoutCourse ? along ?? d : d) - expected) / speedBeta + logSpeedBeta }
+                    return v
+                }
+                for b in 0..<roadCount {
+                    let to = states[b]
+                    var best = -Double.infinity
+                    var move = 0.0
+                    if to.edge == from.edge && to.offset >= from.offset - tolerance {
+                        let d = abs(to.offset - from.offset)
+                        if d <= bound { best = score(d, 0, along: to.offset - from.offset); move = to.offset - from.offset }
                     }
-                }
-                if to.edge == from.arrivedFrom && to.edge != twin && edgeTarget[Int(to.edge)] == edgeSource[Int(from.edge)] {
-                    // Jitter backwards over the junction behind (a stopped car's fixes straddle the stop line).
-                    let d = from.offset + index.length(of: to.edge) - to.offset
-                    if d <= tolerance {
-                        let v = score(d, 0, along: -d)
-                        if v > best { best = v; move = -d }
-                    }
-                }
-                if to.edge == twin {
-                    // Turning round at the junction ahead.
-                    let d = remaining + to.offset
-                    if d <= bound {
-                        let v = score(d, configuration.uTurnPenalty + edgeChangePenalty)
-                        if v > best { best = v; move = d }
-                    }
-                }
-                let needsTree = to.edge != twin && (to.edge != from.edge || best == -.infinity)
-                if needsTree && !searched && treeBound > 0 && to.offset <= treeBound {
-                    // The search needs to reach only the candidates' edges, each within what the bound leaves.
-                    targets.removeAll(keepingCapacity: true)
-                    for c in states[..<roadCount] where c.offset <= treeBound {
-                        targets.append((edgeSource[Int(c.edge)], treeBound - c.offset))
-                    }
-                    tree = Unmanaged.passUnretained(
-                        distances.tree(from: edgeTarget[Int(from.edge)], bound: treeBound, targets: targets))
-                    searched = true
-                }
-                if needsTree, let tree {
-                    let node = edgeSource[Int(to.edge)]
-                    let (via, last) = tree._withUnsafeGuaranteedRef { $0.label(of: node) }
-                    if via.isFinite {
-                        let d = remaining + via + to.offset
+                    if let twin, to.edge == twin {
+                        // Turning round in the middle of the road.
+                        let d = abs((index.length(of: twin) - to.offset) - from.offset)
                         if d <= bound {
-                            var penalty = to.edge == from.edge ? 0 : edgeChangePenalty
-                            // A path that ends on the twin of its last edge turned round at a junction.
-                            if via > 0, last != .max, index.edgeReverse[Int(last)] == to.edge {
-                                penalty += configuration.uTurnPenalty
-                            }
-                            let v = score(d, penalty)
+                            let v = score(d, configuration.uTurnPenalty + edgeChangePenalty)
                             if v > best { best = v; move = d }
                         }
                     }
+                    if to.edge == from.arrivedFrom && to.edge != twin && edgeTarget[Int(to.edge)] == edgeSource[Int(from.edge)] {
+                        // Jitter backwards over the junction behind (a stopped car's fixes straddle the stop line).
+                        let d = from.offset + index.length(of: to.edge) - to.offset
+                        if d <= tolerance {
+                            let v = score(d, 0, along: -d)
+                            if v > best { best = v; move = -d }
+                        }
+                    }
+                    if to.edge == twin {
+                        // Turning round at the junction ahead.
+                        let d = remaining + to.offset
+                        if d <= bound {
+                            let v = score(d, configuration.uTurnPenalty + edgeChangePenalty)
+                            if v > best { best = v; move = d }
+                        }
+                    }
+                    let needsTree = to.edge != twin && (to.edge != from.edge || best == -.infinity)
+                    if needsTree && !searched && treeBound > 0 && to.offset <= treeBound {
+                        // The search needs to reach only the candidates' edges, each within what the bound leaves:
+                        // written into the buffer's prefix (sized for every road state above).
+                        var count = 0
+                        do {
+                            var buffer = targets.mutableSpan
+                            for c in states[..<roadCount] where c.offset <= treeBound {
+                                buffer[count] = (edgeSource[Int(c.edge)], treeBound - c.offset)
+                                count += 1
+                            }
+                        }
+                        tree = Unmanaged.passUnretained(
+                            distances.tree(from: edgeTarget[Int(from.edge)], bound: treeBound, targets: targets[..<count]))
+                        searched = true
+                    }
+                    if needsTree, let tree {
+                        let node = edgeSource[Int(to.edge)]
+                        let (via, last) = tree._withUnsafeGuaranteedRef { $0.label(of: node) }
+                        if via.isFinite {
+                            let d = remaining + via + to.offset
+                            if d <= bound {
+                                var penalty = to.edge == from.edge ? 0 : edgeChangePenalty
+                                // A path that ends on the twin of its last edge turned round at a junction.
+                                if via > 0, last != .max, index.edgeReverse[Int(last)] == to.edge {
+                                    penalty += configuration.uTurnPenalty
+                                }
+                                let v = score(d, penalty)
+                                if v > best { best = v; move = d }
+                            }
+                        }
+                    }
+                    transitionRow[a * n + b] = best
+                    advanceRow[a * n + b] = move
                 }
-                transition[a * n + b] = best
-                advance[a * n + b] = move
             }
         }
         // Restart links: from the best previous state to every road state, at a fixed cost, for when the vehicle
@@ -702,10 +730,11 @@ public final class MapMatcher {
     // MARK: Decisions
 
     /// The best path's state at window position `position`, traced back from the newest step.
-    private func bestPath() -> [Int] {
+    private func bestPath(into path: inout [Int]) {
         let window = self.window  // one access to the property, not one per step
-        var path = [Int](repeating: -1, count: window.count)
-        guard var s = window.last?.bestState else { return path }
+        path.removeAll(keepingCapacity: true)
+        path.append(contentsOf: repeatElement(-1, count: window.count))
+        guard var s = window.last?.bestState else { return }
         for p in stride(from: window.count - 1, through: 0, by: -1) {
             path[p] = s
             if p > 0 {
@@ -714,13 +743,15 @@ public final class MapMatcher {
                 s = b
             }
         }
-        return path
     }
 
     private func commitOldest() -> SnappedLocation {
         let j = hasRoot ? 1 : 0
-        let path = bestPath()
+        var path: [Int] = []
+        swap(&path, &pathBuffer)
+        bestPath(into: &path)
         let k = path[j] >= 0 ? path[j] : (window[j].bestState ?? 0)
+        swap(&path, &pathBuffer)
         let step = window[j]
         for x in 0..<step.score.count where x != k { step.score[x] = -.infinity }
         step.committed = k
@@ -789,9 +820,18 @@ public final class MapMatcher {
         if pathEdges.count > 64 { pathEdges.removeFirst(pathEdges.count - 64) }
 
         // Samples: decided history, then the provisional best path after this fix.
-        var samples = history
+        var samples: [OdometerSample] = []
+        swap(&samples, &sampleBuffer)
+        samples.removeAll(keepingCapacity: true)
+        samples.append(contentsOf: history)
+        var path: [Int] = []
+        swap(&path, &pathBuffer)
+        defer {
+            swap(&samples, &sampleBuffer)
+            swap(&path, &pathBuffer)
+        }
         let target = samples.count - 1
-        let path = bestPath()
+        bestPath(into: &path)
         var provisionalDistance = lastDistance
         var nextRoad: (edge: EdgeID, offset: Double)?
         if j + 1 < window.count {
@@ -1026,12 +1066,20 @@ public final class MapMatcher {
             return makeLocation(fix: step.fix, edge: e, offset: o, source: .deadReckoned, speed: speed, final: false)
         }
         // Odometer along the provisional path from the last decided position.
-        let path = bestPath()
+        var path: [Int] = []
         var samples: [OdometerSample] = []
+        swap(&path, &pathBuffer)
+        swap(&samples, &sampleBuffer)
+        defer {
+            swap(&path, &pathBuffer)
+            swap(&samples, &sampleBuffer)
+        }
+        bestPath(into: &path)
+        samples.removeAll(keepingCapacity: true)
         var distance = 0.0
         var rooted = false
         if hasRoot, window.count > 1, path[0] >= 0 {
-            samples = history
+            samples.append(contentsOf: history)
             distance = lastDistance
             rooted = true
         }

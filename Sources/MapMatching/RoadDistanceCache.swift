@@ -37,7 +37,9 @@ final class DistanceTree {
 
     init() {
         table = .allocate(capacity: 1)
-        table.initialize(to: Self.makeTable(capacity: 16))
+        // One empty slot (answers nothing): the first search sizes the table (`reset`), so a new tree does not
+        // allocate a table only to replace it at once.
+        table.initialize(to: Self.makeTable(capacity: 1))
         frontier = .allocate(capacity: 1)
         frontier.initialize(to: Frontier(keys: .allocate(capacity: 0), nodes: .allocate(capacity: 0),
                                          parents: .allocate(capacity: 0), capacity: 0, count: -1))
@@ -183,7 +185,7 @@ final class DistanceTree {
 
     /// True when this tree answers like a full search to `bound` for these targets (every node when nil): it went
     /// that far, or it holds each target that lies within the target's limit.
-    func answers(bound wanted: Double, targets: [(node: NodeID, withinMeters: Double)]?) -> Bool {
+    func answers(bound wanted: Double, targets: ArraySlice<(node: NodeID, withinMeters: Double)>?) -> Bool {
         if bound >= wanted { return true }
         guard let targets else { return false }
         for t in targets where min(t.withinMeters, wanted) > bound && !distance(to: t.node).isFinite { return false }
@@ -268,7 +270,7 @@ final class RoadDistanceCache {
     /// Unchecked: read several times per transition row; the cache belongs to one matcher on one thread (see
     /// `LatticeStep`).
     @exclusivity(unchecked) private var trees: [DistanceTree] = []
-    @exclusivity(unchecked) private var treeOfNode: [NodeID: Int] = [:]
+    @exclusivity(unchecked) private var treeOfNode = NodeSlotMap()
     /// The current step (trees used in it are not evicted).
     var step = 0
     /// Maximum number of cached trees.
@@ -287,12 +289,17 @@ final class RoadDistanceCache {
         self.scratch = scratch ?? RoadSearchScratch(graph: index.graph)
         precondition(self.scratch.nodeCount == max(1, index.graph.nodeCount), "search scratch of another graph")
         self.capacity = capacity
-        treeOfNode.reserveCapacity(capacity * 2)
+        treeOfNode.reserveCapacity(capacity)
     }
 
     /// A tree from `node` that holds every node within `bound` metres.
     func tree(from node: NodeID, bound: Double) -> DistanceTree {
-        tree(from: node, bound: bound, targets: nil)
+        tree(from: node, bound: bound, targets: ArraySlice<(node: NodeID, withinMeters: Double)>?.none)
+    }
+
+    /// `tree(from:bound:targets:)` for targets in an array.
+    func tree(from node: NodeID, bound: Double, targets: [(node: NodeID, withinMeters: Double)]) -> DistanceTree {
+        tree(from: node, bound: bound, targets: targets[...])
     }
 
     /// A tree from `node` that answers `distance(to:)` exactly for every target whose road distance is at most its
@@ -301,8 +308,9 @@ final class RoadDistanceCache {
     /// farther along, are still answered from the cache): the searches between fixes ask for a dozen candidate
     /// nodes within a few dozen metres, and a search to the full bound settled several times as many nodes.
     /// The answers are those of a full search to `bound`: Dijkstra settles nodes in the same order either way.
-    func tree(from node: NodeID, bound: Double, targets: [(node: NodeID, withinMeters: Double)]?) -> DistanceTree {
-        let cached = treeOfNode[node]
+    /// The targets come as a slice: the transitions fill a reused buffer's prefix (no array rebuilt per search).
+    func tree(from node: NodeID, bound: Double, targets: ArraySlice<(node: NodeID, withinMeters: Double)>?) -> DistanceTree {
+        let cached = treeOfNode.value(of: node)
         if let i = cached {
             let t = trees[i]
             if t.answers(bound: bound, targets: targets) {
@@ -315,7 +323,7 @@ final class RoadDistanceCache {
             tree = trees[i]
         } else if trees.count < capacity {
             tree = DistanceTree()
-            treeOfNode[node] = trees.count
+            treeOfNode.set(node, trees.count)
             trees.append(tree)
         } else {
             var victim = -1
@@ -324,12 +332,12 @@ final class RoadDistanceCache {
             }
             if victim < 0 {
                 tree = DistanceTree()
-                treeOfNode[node] = trees.count
+                treeOfNode.set(node, trees.count)
                 trees.append(tree)
             } else {
                 tree = trees[victim]
-                treeOfNode[tree.source] = nil
-                treeOfNode[node] = victim
+                treeOfNode.remove(tree.source)
+                treeOfNode.set(node, victim)
             }
         }
         search(from: node, bound: bound, targets: targets, into: tree,
@@ -343,10 +351,10 @@ final class RoadDistanceCache {
 
     func removeAll() {
         trees.removeAll()
-        treeOfNode.removeAll(keepingCapacity: true)
+        treeOfNode.removeAll()
     }
 
-    private func search(from source: NodeID, bound: Double, targets: [(node: NodeID, withinMeters: Double)]?,
+    private func search(from source: NodeID, bound: Double, targets: ArraySlice<(node: NodeID, withinMeters: Double)>?,
                         into tree: DistanceTree, resuming: Bool = false) {
         searchCount += 1
         let firstOut = index.firstOutEdge, edgeTargets = index.edgeTarget, access = index.edgeAccess
@@ -578,5 +586,90 @@ final class NodeHeap {
             nodes[i] = lastNode
         }
         return top
+    }
+}
+
+/// A map from node to a small index (the cache's tree of each source node): open addressing with linear probing and
+/// backward-shift deletion in two arrays. `[NodeID: Int]` hashed every key with SipHash, several lookups per fix.
+struct NodeSlotMap {
+    /// node + 1 per slot; 0 = empty.
+    private var keys = [UInt32](repeating: 0, count: 16)
+    private var values = [Int32](repeating: 0, count: 16)
+    private(set) var count = 0
+
+    /// Room for `n` entries at most a quarter full.
+    mutating func reserveCapacity(_ n: Int) {
+        var wanted = keys.count
+        while wanted < 4 * n { wanted <<= 1 }
+        if wanted > keys.count { rehash(capacity: wanted) }
+    }
+
+    @inline(__always) private func home(_ key: UInt32, _ mask: Int) -> Int {
+        Int(truncatingIfNeeded: (UInt64(key) &* 0x9E37_79B9_7F4A_7C15) >> 32) & mask
+    }
+
+    /// The value stored for `node`, nil when none is.
+    func value(of node: NodeID) -> Int? {
+        let key = node &+ 1
+        let mask = keys.count - 1
+        var i = home(key, mask)
+        while true {
+            let k = keys[i]
+            if k == key { return Int(values[i]) }
+            if k == 0 { return nil }
+            i = (i + 1) & mask
+        }
+    }
+
+    /// Stores `value` for `node` (replacing any).
+    mutating func set(_ node: NodeID, _ value: Int) {
+        if 4 * (count + 1) > keys.count { rehash(capacity: keys.count * 2) }
+        let key = node &+ 1
+        let mask = keys.count - 1
+        var i = home(key, mask)
+        while keys[i] != 0 && keys[i] != key { i = (i + 1) & mask }
+        if keys[i] == 0 { count += 1 }
+        keys[i] = key
+        values[i] = Int32(value)
+    }
+
+    /// Removes `node`'s entry, if any (later entries of its probe run move back into the gap).
+    mutating func remove(_ node: NodeID) {
+        let key = node &+ 1
+        let mask = keys.count - 1
+        var i = home(key, mask)
+        while keys[i] != key {
+            if keys[i] == 0 { return }
+            i = (i + 1) & mask
+        }
+        count -= 1
+        var gap = i
+        var j = i
+        while true {
+            j = (j + 1) & mask
+            let k = keys[j]
+            if k == 0 { break }
+            // An entry may fill the gap when its home lies cyclically at or before the gap, as seen from j.
+            let h = home(k, mask)
+            if (j &- h) & mask >= (j &- gap) & mask {
+                keys[gap] = k
+                values[gap] = values[j]
+                gap = j
+            }
+        }
+        keys[gap] = 0
+    }
+
+    mutating func removeAll() {
+        for i in keys.indices { keys[i] = 0 }
+        count = 0
+    }
+
+    private mutating func rehash(capacity: Int) {
+        let oldKeys = keys, oldValues = values
+        keys = [UInt32](repeating: 0, count: capacity)
+        values = [Int32](repeating: 0, count: capacity)
+        count = 0
+        for (k, v) in zip(oldKeys, oldValues) where k != 0 { set(k - 1, Int(v)) }
     }
 }

@@ -160,4 +160,33 @@ import TraceSimulation
         }
         #expect(cache.resumedSearchCount > 30)  // resuming is exercised
     }
+
+    /// The cache's node-to-tree map answers as a dictionary does through random insertions, replacements and
+    /// removals, with many keys in the same probe runs (removal moves later entries of a run back into the gap) and
+    /// growth past its first capacity.
+    @Test func nodeSlotMapAnswersLikeADictionary() {
+        var rng = SplitMix64(seed: 21)
+        var map = NodeSlotMap()
+        var reference: [NodeID: Int] = [:]
+        for round in 0..<20_000 {
+            // Few distinct keys, some of them large: most operations hit present keys and crowded runs.
+            let node = Bool.random(using: &rng) ? NodeID(Int.random(in: 0..<96, using: &rng))
+                : NodeID.max - NodeID(Int.random(in: 1..<40, using: &rng))
+            if Int.random(in: 0..<3, using: &rng) == 0 {
+                map.remove(node)
+                reference[node] = nil
+            } else {
+                let value = Int.random(in: 0..<1000, using: &rng)
+                map.set(node, value)
+                reference[node] = value
+            }
+            if round % 97 == 0 {
+                for k in 0..<96 { #expect(map.value(of: NodeID(k)) == reference[NodeID(k)], "round \(round) key \(k)") }
+                for k in 1..<40 { #expect(map.value(of: NodeID.max - NodeID(k)) == reference[NodeID.max - NodeID(k)]) }
+                #expect(map.count == reference.count)
+            }
+        }
+        map.removeAll()
+        #expect(map.count == 0 && map.value(of: 5) == nil)
+    }
 }
