@@ -83,6 +83,18 @@ public struct NavigatorConfiguration: Sendable, Hashable {
     /// the reckoning run ahead of the vehicle). Default 3 s (1–2 s fixes; 5 s fixes have the nearest-fix rule);
     /// 0 turns the rule off.
     public var arrivalCoastingMaximumSeconds: Double = 3
+    /// … and for a fix without its own speed (positions only), whose estimate and matched position trail a moving
+    /// vehicle (the β gain's speed lags it: SUMO Helsinki probe12 and Kouvola probe9 at 1 s ended at their
+    /// destination 10-15 m ahead of both, the last fix an outlier): the least-squares line through the raw fixes of the
+    /// last this many seconds that were no jump and lay on the leg, projected along it (three or more, spanning 2 s or
+    /// more, every one within twice the accuracy of the line, its slope at most `maximumSpeedMetersPerSecond`), carried
+    /// on to this fix's time, must be within `arrivalRadiusMeters` of the leg's end and rise at
+    /// `minimumSpeedForCourseMetersPerSecond` or more, and the matcher's position (trailing) within
+    /// `arrivalStandingRadiusMeters` in a straight line. Default 4 s (four 1 s fixes; 2 s and sparser fixes never have
+    /// three: the line's error at the next fix, σ ≈ 10 m with σ = 8 m fixes, lets a vehicle stopping more than 30 m
+    /// short reckon itself within 15 m only by chance, and a braking one reckons itself short, not ahead; a longer
+    /// window lags a vehicle changing speed). 0 turns it off.
+    public var arrivalCoastingTrackSeconds: Double = 4
 
     /// Off route when the evidence of consecutive off-route fixes reaches this. A fix the matcher puts off the
     /// route counts 1; one that is also at least `strongOffRouteDistanceMeters` from the route while the vehicle
