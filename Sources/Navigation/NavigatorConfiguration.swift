@@ -85,15 +85,17 @@ public struct NavigatorConfiguration: Sendable, Hashable {
     public var arrivalCoastingMaximumSeconds: Double = 3
     /// … and for a fix without its own speed (positions only), whose estimate and matched position trail a moving
     /// vehicle (the β gain's speed lags it: SUMO Helsinki probe12 and Kouvola probe9 at 1 s ended at their
-    /// destination 10-15 m ahead of both, the last fix an outlier): the least-squares line through the raw fixes of the
-    /// last this many seconds that were no jump and lay on the leg, projected along it (three or more, spanning 2 s or
-    /// more, every one within twice the accuracy of the line, its slope at most `maximumSpeedMetersPerSecond`), carried
-    /// on to this fix's time, must be within `arrivalRadiusMeters` of the leg's end and rise at
-    /// `minimumSpeedForCourseMetersPerSecond` or more, and the matcher's position (trailing) within
-    /// `arrivalStandingRadiusMeters` in a straight line. Default 4 s (four 1 s fixes; 2 s and sparser fixes never have
-    /// three: the line's error at the next fix, σ ≈ 10 m with σ = 8 m fixes, lets a vehicle stopping more than 30 m
-    /// short reckon itself within 15 m only by chance, and a braking one reckons itself short, not ahead; a longer
-    /// window lags a vehicle changing speed). 0 turns it off.
+    /// destination 10-15 m ahead of both, the last fix an outlier): the least-squares line through the straight-line
+    /// distances to the leg's end of the raw fixes of the last this many seconds that were no jump and lay within the
+    /// leg's raw corridor (three or more, spanning 2 s or more, every one within twice the accuracy of the line, its
+    /// slope at most `maximumSpeedMetersPerSecond`), carried on to this fix's time, must be within `arrivalRadiusMeters`
+    /// and fall at `minimumSpeedForCourseMetersPerSecond` or more, and the matcher's position (trailing) within
+    /// `arrivalStandingRadiusMeters` in a straight line. Straight-line, not along the leg: a leg that passes the same
+    /// place twice made the projections jump between its passes (Kouvola probe9); on a road that does not head for the
+    /// waypoint the distance falls slower than the drive (a corner 40 m before it reckons 35 m). Default 4 s (four 1 s
+    /// fixes; 2 s and sparser fixes never have three: the line's error at the next fix, σ ≈ 10 m with σ = 8 m fixes,
+    /// lets a vehicle stopping more than 30 m short reckon itself within 15 m only by chance, and a braking one
+    /// reckons itself short, not ahead; a longer window lags a vehicle changing speed). 0 turns it off.
     public var arrivalCoastingTrackSeconds: Double = 4
 
     /// Off route when the evidence of consecutive off-route fixes reaches this. A fix the matcher puts off the

@@ -115,9 +115,9 @@ public final class NavigatorCore {
         var previousLegEnd: Coordinate?
         /// The open "route or branch" tests at the junctions around the progress.
         var branches: JunctionBranchTest
-        /// The latest raw fixes without a speed that were no position jump and lay within the leg's raw corridor
-        /// (projected onto the leg near the estimate), as their time and distance along the leg, metres: the
-        /// positions-only vehicle's track (see `arrivalCoastingTrackSeconds`).
+        /// The latest raw fixes without a speed that were no position jump and lay within the leg's raw corridor, as
+        /// their time and straight-line distance to the leg's end, metres: the positions-only vehicle's track (see
+        /// `arrivalCoastingTrackSeconds`).
         var rawTrack: [(time: Date, along: Double)] = []
     }
 
@@ -1095,14 +1095,15 @@ public final class NavigatorCore {
             guard let fixSpeed = snapped.fix.speedMetersPerSecond else {
                 // Positions only: the estimate and the matcher follow the vehicle with the β gain's lagging speed (a
                 // vehicle pulling away into its destination is 10-15 m ahead of both, and the filter may even take
-                // the matcher's coasting position for this fix). The line through the last good raw fixes along the
-                // leg, carried on to this fix's time, stands in for the reckoning; the matcher's position, trailing,
-                // must still be within `arrivalStandingRadiusMeters`.
+                // the matcher's coasting position for this fix). The line through the last good raw fixes' straight-
+                // line distances to the leg's end (no projection onto the leg: a leg that comes by the same place twice
+                // makes that ambiguous, SUMO Kouvola probe9), carried on to this fix's time, stands in for the
+                // reckoning; the matcher's position, trailing, must still be within `arrivalStandingRadiusMeters`.
                 guard let line = rawTrackLine(p, at: time, residualMeters: 2 * accuracy),
-                    line.speed >= configuration.minimumSpeedForCourseMetersPerSecond,
+                    -line.speed >= configuration.minimumSpeedForCourseMetersPerSecond,
                     time.timeIntervalSince(line.lastTime) <= configuration.arrivalCoastingMaximumSeconds
                 else { return false }
-                return length - line.along <= configuration.arrivalRadiusMeters
+                return line.along <= configuration.arrivalRadiusMeters
                     && straightLine(snapped.coordinate) <= configuration.arrivalStandingRadiusMeters
             }
             guard unseen > 0, unseen <= configuration.arrivalCoastingMaximumSeconds,
@@ -1112,18 +1113,15 @@ public final class NavigatorCore {
             return length - reckoned <= configuration.arrivalRadiusMeters
                 && straightLine(snapped.coordinate) <= configuration.arrivalRadiusMeters
         }()
-        // Record this fix on the positions-only track when it is no jump and lies on the leg (projected onto the pass
-        // nearest the estimate: a leg that comes by the same place twice, or the matcher's own pick, may put it on
-        // the other one).
+        // Record this fix on the positions-only track when it is no jump and lies within the leg's raw corridor.
         if snapped.fix.speedMetersPerSecond == nil, configuration.arrivalCoastingTrackSeconds > 0,
             !isPositionJump(snapped.fix, previous: previousFix, seconds: sincePrevious, slackMeters: 2.5 * accuracy),
-            let raw = p.route.project(
-                snapped.fix.coordinate, fromMeters: p.along - 100, toMeters: p.along + 150, near: p.along),
+            let raw = snapped.rawRouteMatch,
             raw.distanceFromRouteMeters <= max(configuration.arrivalRawCorridorMeters, 2 * accuracy)
         {
             let window = configuration.arrivalCoastingTrackSeconds
             progress?.rawTrack.removeAll { time.timeIntervalSince($0.time) >= window || $0.time >= time }
-            progress?.rawTrack.append((time, raw.distanceAlongLegMeters))
+            progress?.rawTrack.append((time, Geodesy.distanceMeters(snapped.fix.coordinate, legEnd)))
         }
         guard (estimateClose && measurementClose && snapped.isOnRoute) || (nearEnd && !explainedByLeg) || passingClose
             || nearestFix || coastedThroughOutlier
@@ -1134,8 +1132,8 @@ public final class NavigatorCore {
     }
 
     /// The least-squares line through the positions-only track (`LegProgress.rawTrack`: at least three fixes spanning
-    /// at least 2 s, each within `residualMeters` of it), evaluated at `time`: distance along the leg, metres; its
-    /// slope, m/s; the last fix's time.
+    /// at least 2 s, each within `residualMeters` of it), evaluated at `time`: distance to the leg's end, metres; its
+    /// slope, m/s (negative when approaching); the last fix's time.
     private func rawTrackLine(_ p: LegProgress, at time: Date, residualMeters: Double)
         -> (along: Double, speed: Double, lastTime: Date, count: Int)?
     {
@@ -1155,9 +1153,9 @@ public final class NavigatorCore {
         }
         guard sxx > 0 else { return nil }
         let slope = sxy / sxx
-        // A track that is no straight drive (fixes projected onto another pass of the leg, a stop and go) says
-        // nothing: every fix within `residualMeters` of the line, and no faster than a vehicle drives.
-        guard slope <= configuration.maximumSpeedMetersPerSecond,
+        // A track that is no steady approach (a turn past the end, a stop and go) says nothing: every fix within
+        // `residualMeters` of the line, and no faster than a vehicle drives.
+        guard abs(slope) <= configuration.maximumSpeedMetersPerSecond,
             zip(ts, track).allSatisfy({ abs($1.along - (meanA + slope * ($0 - meanT))) <= residualMeters })
         else { return nil }
         let along = meanA + slope * (time.timeIntervalSince(last.time) - meanT)

@@ -8,7 +8,7 @@ import Testing
 /// moving, its last fix a position outlier: SUMO Kouvola probe9 at 1 s (pulling away from 11 to 25 m/s, the last
 /// good fix truly 25 m short, the estimate 40 m short, the outlier 139 m off) and Helsinki probe12 at 1 s (the last
 /// good fix 11 m short, estimate and matched position 22-27 m short at the β gain's lagging 5-6 m/s). The rule for a
-/// fix with its own speed cannot take them; the line through the last good raw fixes along the leg can.
+/// fix with its own speed cannot take them; the line through the last good raw fixes' distances to the waypoint can.
 @Suite struct PositionsOnlyOutlierArrivalTests {
     /// A–B, 400 m east, positions only, fixes every second (accuracy 10 m) at `shorts` metres short of B, then one
     /// at `outlierShort` short of B displaced 50 m north and 8 m back (the nearest road puts it 8 m further short,
@@ -65,4 +65,49 @@ import Testing
         let result = try run(NavigatorConfiguration(), shorts: braking + [35], outlierShort: 35, standAfter: 6)
         #expect(result.arrivals.isEmpty)
     }
+
+    /// The line is through the raw fixes' straight-line distances to the waypoint, which fall slower than the drive
+    /// when the road does not head for it: A → C → B, B 40 m round the corner at C. Positions only at 10 m/s, a fix a
+    /// second; the fix at the corner (truly 40 m of drive short of B) is an outlier 50 m east of a point 15 m short
+    /// of B (matched there: within 25 m of B). The line through the last fixes before the corner, 41-57 m from B,
+    /// reckons 35 m: no arrival there; the drive on to B arrives once, within 15 m of it.
+    @Test func anOutlierAtTheCornerBeforeTheWaypointIsNoArrival() throws {
+        let roads = try DrawnRoads(
+            """
+            A-------------------C
+                                |
+                                |
+                                |
+                                B
+            """, gridMeters: 10, ways: [.init("ACB")])
+        let nav = roads.navigator(configuration: NavigatorConfiguration())
+        _ = nav.process(RawFix(coordinate: roads["A"], timestamp: t0))
+        _ = nav.setDestinations([NavigationWaypoint(coordinate: roads["B"], title: "B")], at: t0)
+        let path = roads.path("ACB")
+        let length = PolylineGeometry.lengthMeters(path)
+        var arrivals: [Double] = []
+        var second = 0.0
+        var short = length
+        // Drives on 10 m a second down to `until` metres short of B, the fix at the corner (40 m short) the outlier.
+        func drive(until: Double) {
+            while short > until + 0.5 {
+                short -= 10
+                second += 1
+                var fix = RawFix(
+                    coordinate: PolylineGeometry.point(along: path, offsetMeters: length - short)!,
+                    timestamp: t0.addingTimeInterval(second), horizontalAccuracyMeters: 10)
+                if abs(short - 40) < 0.5 {
+                    fix.coordinate = offset(
+                        PolylineGeometry.point(along: path, offsetMeters: length - 15)!, east: 50, north: 0)
+                }
+                if !nav.process(fix).arrivals.isEmpty { arrivals.append(short) }
+            }
+        }
+        drive(until: 40)
+        #expect(arrivals.isEmpty)
+        drive(until: 0)
+        #expect(arrivals.count == 1)
+        #expect(arrivals.allSatisfy { $0 <= 15 })
+    }
 }
+
