@@ -91,8 +91,10 @@ public struct NavigatorConfiguration: Sendable, Hashable {
     /// slope at most `maximumSpeedMetersPerSecond`), carried on to this fix's time, must be within `arrivalRadiusMeters`
     /// and fall at `minimumSpeedForCourseMetersPerSecond` or more, and the matcher's position (trailing) within
     /// `arrivalStandingRadiusMeters` in a straight line. Straight-line, not along the leg: a leg that passes the same
-    /// place twice made the projections jump between its passes (Kouvola probe9); on a road that does not head for the
-    /// waypoint the distance falls slower than the drive (a corner 40 m before it reckons 35 m). Default 4 s (four 1 s
+    /// place twice made the projections jump between its passes (Kouvola probe9). The price: on a road that does not
+    /// head for the waypoint the line reckons the vehicle closer than its drive (a corner 40 m of drive before it, at
+    /// 10 m/s: 35 m; 35 m round a corner at 20 m/s: 23 m), and there the trailing matched position, which must be within
+    /// 25 m, is what keeps it from an early arrival. Default 4 s (four 1 s
     /// fixes; 2 s and sparser fixes never have three: the line's error at the next fix, σ ≈ 10 m with σ = 8 m fixes,
     /// lets a vehicle stopping more than 30 m short reckon itself within 15 m only by chance, and a braking one
     /// reckons itself short, not ahead; a longer window lags a vehicle changing speed). 0 turns it off.
