@@ -83,6 +83,22 @@ public struct NavigatorConfiguration: Sendable, Hashable {
     /// the reckoning run ahead of the vehicle). Default 3 s (1–2 s fixes; 5 s fixes have the nearest-fix rule);
     /// 0 turns the rule off.
     public var arrivalCoastingMaximumSeconds: Double = 3
+    /// … and for a fix without its own speed (positions only), whose estimate and matched position trail a moving
+    /// vehicle (the β gain's speed lags it: SUMO Helsinki probe12 and Kouvola probe9 at 1 s ended at their
+    /// destination 10-15 m ahead of both, the last fix an outlier): the least-squares line through the straight-line
+    /// distances to the leg's end of the raw fixes of the last this many seconds that were no jump and lay within the
+    /// leg's raw corridor (three or more, spanning 2 s or more, every one within twice the accuracy of the line, its
+    /// slope at most `maximumSpeedMetersPerSecond`), carried on to this fix's time, must be within `arrivalRadiusMeters`
+    /// and fall at `minimumSpeedForCourseMetersPerSecond` or more, and the matcher's position (trailing) within
+    /// `arrivalStandingRadiusMeters` in a straight line. Straight-line, not along the leg: a leg that passes the same
+    /// place twice made the projections jump between its passes (Kouvola probe9). The price: on a road that does not
+    /// head for the waypoint the line reckons the vehicle closer than its drive (a corner 40 m of drive before it, at
+    /// 10 m/s: 35 m; 35 m round a corner at 20 m/s: 23 m), and there the trailing matched position, which must be within
+    /// 25 m, is what keeps it from an early arrival. Default 4 s (four 1 s
+    /// fixes; 2 s and sparser fixes never have three: the line's error at the next fix, σ ≈ 10 m with σ = 8 m fixes,
+    /// lets a vehicle stopping more than 30 m short reckon itself within 15 m only by chance, and a braking one
+    /// reckons itself short, not ahead; a longer window lags a vehicle changing speed). 0 turns it off.
+    public var arrivalCoastingTrackSeconds: Double = 4
 
     /// Off route when the evidence of consecutive off-route fixes reaches this. A fix the matcher puts off the
     /// route counts 1; one that is also at least `strongOffRouteDistanceMeters` from the route while the vehicle

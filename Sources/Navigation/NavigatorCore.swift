@@ -115,6 +115,10 @@ public final class NavigatorCore {
         var previousLegEnd: Coordinate?
         /// The open "route or branch" tests at the junctions around the progress.
         var branches: JunctionBranchTest
+        /// The latest raw fixes without a speed that were no position jump and lay within the leg's raw corridor, as
+        /// their time and straight-line distance to the leg's end, metres: the positions-only vehicle's track (see
+        /// `arrivalCoastingTrackSeconds`).
+        var rawTrack: [(time: Date, along: Double)] = []
     }
 
     // MARK: Reading the route
@@ -1086,21 +1090,76 @@ public final class NavigatorCore {
                     $0.distanceFromRouteMeters > max(configuration.arrivalRawCorridorMeters, 2 * accuracy)
                 } ?? true
             let unseen = time.timeIntervalSince(p.updatedAt)
-            guard configuration.arrivalCoastingMaximumSeconds > 0, !plausible || rawOffLeg, snapped.edge != nil,
-                unseen > 0, unseen <= configuration.arrivalCoastingMaximumSeconds,
-                let fixSpeed = snapped.fix.speedMetersPerSecond,
+            guard configuration.arrivalCoastingMaximumSeconds > 0, !plausible || rawOffLeg, snapped.edge != nil
+            else { return false }
+            guard let fixSpeed = snapped.fix.speedMetersPerSecond else {
+                // Positions only: the estimate and the matcher follow the vehicle with the β gain's lagging speed (a
+                // vehicle pulling away into its destination is 10-15 m ahead of both, and the filter may even take
+                // the matcher's coasting position for this fix). The line through the last good raw fixes' straight-
+                // line distances to the leg's end (no projection onto the leg: a leg that comes by the same place twice
+                // makes that ambiguous, SUMO Kouvola probe9), carried on to this fix's time, stands in for the
+                // reckoning; the matcher's position, trailing, must still be within `arrivalStandingRadiusMeters`.
+                guard let line = rawTrackLine(p, at: time, residualMeters: 2 * accuracy),
+                    -line.speed >= configuration.minimumSpeedForCourseMetersPerSecond,
+                    time.timeIntervalSince(line.lastTime) <= configuration.arrivalCoastingMaximumSeconds
+                else { return false }
+                return line.along <= configuration.arrivalRadiusMeters
+                    && straightLine(snapped.coordinate) <= configuration.arrivalStandingRadiusMeters
+            }
+            guard unseen > 0, unseen <= configuration.arrivalCoastingMaximumSeconds,
                 fixSpeed >= configuration.minimumSpeedForCourseMetersPerSecond
             else { return false }
             let reckoned = p.along + min(fixSpeed, p.velocity) * unseen
             return length - reckoned <= configuration.arrivalRadiusMeters
                 && straightLine(snapped.coordinate) <= configuration.arrivalRadiusMeters
         }()
+        // Record this fix on the positions-only track when it is no jump and lies within the leg's raw corridor.
+        if snapped.fix.speedMetersPerSecond == nil, configuration.arrivalCoastingTrackSeconds > 0,
+            !isPositionJump(snapped.fix, previous: previousFix, seconds: sincePrevious, slackMeters: 2.5 * accuracy),
+            let raw = snapped.rawRouteMatch,
+            raw.distanceFromRouteMeters <= max(configuration.arrivalRawCorridorMeters, 2 * accuracy)
+        {
+            let window = configuration.arrivalCoastingTrackSeconds
+            progress?.rawTrack.removeAll { time.timeIntervalSince($0.time) >= window || $0.time >= time }
+            progress?.rawTrack.append((time, Geodesy.distanceMeters(snapped.fix.coordinate, legEnd)))
+        }
         guard (estimateClose && measurementClose && snapped.isOnRoute) || (nearEnd && !explainedByLeg) || passingClose
             || nearestFix || coastedThroughOutlier
         else {
             return nil
         }
         return announceArrival(&p, at: time, vehicle: snapped.coordinate)
+    }
+
+    /// The least-squares line through the positions-only track (`LegProgress.rawTrack`: at least three fixes spanning
+    /// at least 2 s, each within `residualMeters` of it), evaluated at `time`: distance to the leg's end, metres; its
+    /// slope, m/s (negative when approaching); the last fix's time.
+    private func rawTrackLine(_ p: LegProgress, at time: Date, residualMeters: Double)
+        -> (along: Double, speed: Double, lastTime: Date, count: Int)?
+    {
+        let track = p.rawTrack
+        guard track.count >= 3, let first = track.first, let last = track.last,
+            last.time.timeIntervalSince(first.time) >= 2
+        else { return nil }
+        let n = Double(track.count)
+        let ts = track.map { $0.time.timeIntervalSince(last.time) }
+        let meanT = ts.reduce(0, +) / n
+        let meanA = track.map(\.along).reduce(0, +) / n
+        var sxx = 0.0
+        var sxy = 0.0
+        for (t, point) in zip(ts, track) {
+            sxx += (t - meanT) * (t - meanT)
+            sxy += (t - meanT) * (point.along - meanA)
+        }
+        guard sxx > 0 else { return nil }
+        let slope = sxy / sxx
+        // A track that is no steady approach (a turn past the end, a stop and go) says nothing: every fix within
+        // `residualMeters` of the line, and no faster than a vehicle drives.
+        guard abs(slope) <= configuration.maximumSpeedMetersPerSecond,
+            zip(ts, track).allSatisfy({ abs($1.along - (meanA + slope * ($0 - meanT))) <= residualMeters })
+        else { return nil }
+        let along = meanA + slope * (time.timeIntervalSince(last.time) - meanT)
+        return (along, slope, last.time, track.count)
     }
 
     /// The vehicle's matched positions at the previous fix and this one lie on either side of the leg's end, the
