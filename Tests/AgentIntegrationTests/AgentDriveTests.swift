@@ -385,6 +385,15 @@ struct AgentDriveTests {
         try broker.publishWithTool(topic: "fleet/van-5/nav/destinations", payload: HelsinkiFixture.destinations(id: "job-5"),
                                    retain: true)
         #expect(await watcher.waitUntil(timeoutSeconds: 10) { $0.contains { $0.topic == "fleet/van-5/nav/route" } })
+        // A jam on every way of the trip (the ways `edgenav route` gives for it), so nav/delay has something to say.
+        let stops = HelsinkiFixture.stops.map { "\($0.0),\($0.1)" }.joined(separator: " ")
+        let planned = try await shell("'\(try AgentProcessTests.executable)' route --map '\(try await HelsinkiFixture.graphPath())' "
+            + "\(HelsinkiFixture.start) \(stops)")
+        let legs = (try JSONSerialization.jsonObject(with: Data(planned.utf8)) as? [String: Any])?["legs"] as? [[String: Any]] ?? []
+        let ways = Set(legs.flatMap { $0["osmWayIds"] as? [Int] ?? [] })
+        #expect(!ways.isEmpty)
+        let segments = ways.sorted().map { #"{"osmWayId":\#($0),"speedKph":4,"observedAt":"\#(now)"}"# }.joined(separator: ",")
+        try broker.publishWithTool(topic: "fleet/traffic", payload: #"{"segments":[\#(segments)]}"#)
         try broker.publishWithTool(topic: "fleet/van-5/nav/command",
                                    payload: #"{"command":"simulate","requestId":"sim-1","speedMultiplier":3,"fixIntervalSeconds":0.1}"#)
         // The simulator's fixes appear on location/raw (from the agent, through the broker) and come back snapped.
@@ -393,6 +402,8 @@ struct AgentDriveTests {
                 && messages.withPayload(on: "fleet/van-5/location/snapped").count >= 20
         }
         #expect(driving, "agent log:\n\(agent.logText.suffix(3000))")
+        let delayed = await watcher.waitUntil(timeoutSeconds: 10) { !$0.withPayload(on: "fleet/van-5/nav/delay").isEmpty }
+        #expect(delayed, "no nav/delay under a jam on every way of the route")
         let state = watcher.messages.withPayload(on: "fleet/van-5/nav/state").map(body).last { ($0["lastCommand"] as? [String: Any])?["requestId"] as? String == "sim-1" }
         #expect((state?["lastCommand"] as? [String: Any])?["status"] as? String == "ok")
         #expect(state?["simulating"] as? Bool == true)
@@ -403,6 +414,7 @@ struct AgentDriveTests {
         var checked = Set<String>()
         let violations = try TopicsContract.violations(in: watcher.messages, vehicle: "van-5", checked: &checked)
         #expect(violations.isEmpty, "outputs departing from topics.md:\n\(violations.joined(separator: "\n"))")
+        #expect(checked.isSuperset(of: ["nav/delay", "nav/state", "location/snapped"]), "checked only \(checked.sorted())")
     }
 
     @Test(.enabled(if: FileManager.default.fileExists(atPath: repositoryRoot + "/.cache/python-tools/bin/python3"),
