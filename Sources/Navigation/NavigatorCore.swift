@@ -1135,31 +1135,21 @@ public final class NavigatorCore {
     /// at least 2 s, each within `residualMeters` of it), evaluated at `time`: distance to the leg's end, metres; its
     /// slope, m/s (negative when approaching); the last fix's time.
     private func rawTrackLine(_ p: LegProgress, at time: Date, residualMeters: Double)
-        -> (along: Double, speed: Double, lastTime: Date, count: Int)?
+        -> (along: Double, speed: Double, lastTime: Date)?
     {
         let track = p.rawTrack
         guard track.count >= 3, let first = track.first, let last = track.last,
             last.time.timeIntervalSince(first.time) >= 2
         else { return nil }
-        let n = Double(track.count)
-        let ts = track.map { $0.time.timeIntervalSince(last.time) }
-        let meanT = ts.reduce(0, +) / n
-        let meanA = track.map(\.along).reduce(0, +) / n
-        var sxx = 0.0
-        var sxy = 0.0
-        for (t, point) in zip(ts, track) {
-            sxx += (t - meanT) * (t - meanT)
-            sxy += (t - meanT) * (point.along - meanA)
-        }
-        guard sxx > 0 else { return nil }
-        let slope = sxy / sxx
+        // The course estimator's fit, in one dimension (the distance to the leg's end as x).
+        let points = track.map { (t: $0.time.timeIntervalSince(last.time), x: $0.along, y: 0.0) }
+        guard let fit = PositionCourseEstimator.fit(points) else { return nil }
         // A track that is no steady approach (a turn past the end, a stop and go) says nothing: every fix within
         // `residualMeters` of the line, and no faster than a vehicle drives.
-        guard abs(slope) <= configuration.maximumSpeedMetersPerSecond,
-            zip(ts, track).allSatisfy({ abs($1.along - (meanA + slope * ($0 - meanT))) <= residualMeters })
+        guard abs(fit.vx) <= configuration.maximumSpeedMetersPerSecond,
+            points.allSatisfy({ abs($0.x - (fit.xm + fit.vx * ($0.t - fit.tm))) <= residualMeters })
         else { return nil }
-        let along = meanA + slope * (time.timeIntervalSince(last.time) - meanT)
-        return (along, slope, last.time, track.count)
+        return (fit.xm + fit.vx * (time.timeIntervalSince(last.time) - fit.tm), fit.vx, last.time)
     }
 
     /// The vehicle's matched positions at the previous fix and this one lie on either side of the leg's end, the

@@ -119,8 +119,8 @@ struct PositionCourseEstimator: Sendable {
     }
 
     /// Least squares x = xm + vx (t − tm), y = ym + vy (t − tm) through `points` but the one at `skipped`; nil for
-    /// fewer than two distinct times.
-    private static func fit(_ points: [(t: Double, x: Double, y: Double)], skipping skipped: Int? = nil)
+    /// fewer than two distinct times. (Also the navigator's positions-only arrival track, in one dimension.)
+    static func fit(_ points: [(t: Double, x: Double, y: Double)], skipping skipped: Int? = nil)
         -> (tm: Double, xm: Double, ym: Double, vx: Double, vy: Double, stt: Double)?
     {
         var n = 0, st = 0.0, sx = 0.0, sy = 0.0

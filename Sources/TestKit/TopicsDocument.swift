@@ -109,14 +109,13 @@ public indirect enum JSONShape: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Where `actual` differs from this documented shape, as readable paths. A documented `null` admits any value
-    /// and a `null` in `actual` matches any documented kind (the contract marks such fields "null when unknown");
-    /// `optionalKeys` may be missing from `actual` (a field that "appears only on summaries").
-    public func mismatches(_ actual: JSONShape, path: String = "", optionalKeys: Set<String> = []) -> [String] {
+    /// and a `null` in `actual` matches any documented kind (the contract marks such fields "null when unknown").
+    public func mismatches(_ actual: JSONShape, path: String = "") -> [String] {
         switch (self, actual) {
         case (.null, _), (_, .null): return []
         case (.object(let documented), .object(let fields)):
             var problems: [String] = []
-            for key in documented.keys.sorted() where fields[key] == nil && !optionalKeys.contains(key) {
+            for key in documented.keys.sorted() where fields[key] == nil {
                 problems.append("\(path)\(key): documented, not sent")
             }
             for key in fields.keys.sorted() where documented[key] == nil {

@@ -39,50 +39,15 @@ import Testing
             """, gridMeters: 20, ways: [.init("ABC"), .init("BD")])
     }
 
-    /// The fixes of a drive along `path` at `speed`, every `interval` s, σ = 8 m per axis (seeded), without speed and
-    /// course when `positionsOnly`; and the index of the first fix past B.
-    private func fixes(
-        _ roads: DrawnRoads, path: String, speed: Double, interval: Double, seed: UInt64, positionsOnly: Bool
-    ) throws -> (fixes: [RawFix], firstPast: Int) {
-        let exact = drive(roads.path(path), speed: speed, interval: interval, from: t0.addingTimeInterval(1))
-        var fixes = drive(
-            roads.path(path), speed: speed, interval: interval, from: t0.addingTimeInterval(1), stopSeconds: 10,
-            accuracy: 10)
-        var rng = SeededGenerator(seed: seed)
-        for i in fixes.indices {
-            fixes[i].coordinate = offset(fixes[i].coordinate, east: 8 * rng.gaussian(), north: 8 * rng.gaussian())
-            if positionsOnly {
-                fixes[i].speedMetersPerSecond = nil
-                fixes[i].courseDegrees = nil
-            }
-        }
-        let firstPast = try #require(
-            exact.firstIndex {
-                $0.coordinate.longitude > roads["B"].longitude + 1e-7
-                    || $0.coordinate.latitude < roads["B"].latitude - 1e-7
-            })
-        return (fixes, firstPast)
-    }
-
-    /// The fix (1 = the first past B) of the first offRoute reroute, with the route from A to `destination`; nil when
-    /// none.
+    /// The fix (1 = the first past B) of the first offRoute reroute, with the route from A to `destination`, 10 s
+    /// standing at the end; nil when none (`DrawnRoads.crossingRerouteFix`).
     private func rerouteFix(
         _ configuration: NavigatorConfiguration, path: String, destination: Character, seed: UInt64,
         speed: Double, interval: Double = 1, positionsOnly: Bool = false
     ) throws -> Int? {
-        let roads = try crossing()
-        let nav = NavigatorCore(
-            graph: roads.graph, snapper: MapMatcherSnapper(index: RoadGeometryIndex(graph: roads.graph)),
-            configuration: configuration)
-        _ = nav.process(RawFix(coordinate: roads["A"], timestamp: t0, speedMetersPerSecond: 0))
-        _ = nav.setDestinations([NavigationWaypoint(coordinate: roads[destination], title: "X")], at: t0)
-        let drive = try fixes(
-            roads, path: path, speed: speed, interval: interval, seed: seed, positionsOnly: positionsOnly)
-        for (i, fix) in drive.fixes.enumerated()
-        where nav.process(fix).routeChanges.contains(where: { $0.reason == .offRoute }) {
-            return i - drive.firstPast + 1
-        }
-        return nil
+        try crossing().crossingRerouteFix(
+            configuration, path: path, destination: destination, seed: seed, speed: speed, interval: interval,
+            stopSeconds: 10, positionsOnly: positionsOnly)
     }
 
     @Test func drivingFarOffTheRouteBetweenSparseFixesReroutesSooner() throws {
@@ -156,10 +121,7 @@ import Testing
     /// fix before it, so the pair is no drive away from the route.
     @Test func twoOutliersDisplacedAlikeAreNotFarOffTheRoute() throws {
         let roads = try crossing()
-        let nav = NavigatorCore(
-            graph: roads.graph, snapper: MapMatcherSnapper(index: RoadGeometryIndex(graph: roads.graph)))
-        _ = nav.process(RawFix(coordinate: roads["A"], timestamp: t0, speedMetersPerSecond: 0))
-        _ = nav.setDestinations([NavigationWaypoint(coordinate: roads["C"], title: "C")], at: t0)
+        let nav = roads.matchingNavigator(from: "A", to: "C", title: "C")
         var fixes = drive(roads.path("ABC"), speed: 10, from: t0.addingTimeInterval(1), stopSeconds: 5, accuracy: 10)
         for i in fixes.indices {
             fixes[i].speedMetersPerSecond = nil

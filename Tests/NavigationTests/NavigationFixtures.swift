@@ -1,9 +1,11 @@
 import Foundation
 import Geo
+import MapMatching
 import Navigation
 import RoadGraph
 import Routing
 import TestKit
+import Testing
 
 /// A road graph from an ASCII drawing: each way is a string of node letters, two-way unless `oneway`.
 /// Way ids are 1, 2, 3 … in declaration order; `signals` puts traffic lights at letters.
@@ -84,6 +86,51 @@ struct DrawnRoads {
 
     /// The polyline through the named nodes.
     func path(_ letters: String) -> [Coordinate] { letters.map { map[$0] } }
+
+    /// A navigator on the HMM matcher (`MapMatcherSnapper`, as the agent runs it), standing at `start` at `t0` with a
+    /// route from there to `destination` (a waypoint titled `title`).
+    func matchingNavigator(
+        from start: Character, to destination: Character, title: String = "X",
+        configuration: NavigatorConfiguration = NavigatorConfiguration()
+    ) -> NavigatorCore {
+        let nav = NavigatorCore(
+            graph: graph, snapper: MapMatcherSnapper(index: RoadGeometryIndex(graph: graph)), configuration: configuration)
+        _ = nav.process(RawFix(coordinate: map[start], timestamp: t0, speedMetersPerSecond: 0))
+        _ = nav.setDestinations([NavigationWaypoint(coordinate: map[destination], title: title)], at: t0)
+        return nav
+    }
+
+    /// On a crossing drawn A–B–C east with a road turning south at B: the fix (1 = the first past B) of the first
+    /// offRoute reroute of `matchingNavigator(from: "A", to: destination)` driving `path` at `speed` m/s every
+    /// `interval` s from `t0` + 1 s, σ = 8 m per axis (seeded), then standing `stopSeconds`, without speed and course
+    /// when `positionsOnly`; nil when none.
+    func crossingRerouteFix(
+        _ configuration: NavigatorConfiguration, path: String, destination: Character, seed: UInt64, speed: Double,
+        interval: Double = 1, stopSeconds: Double, positionsOnly: Bool = false
+    ) throws -> Int? {
+        let nav = matchingNavigator(from: "A", to: destination, configuration: configuration)
+        let exact = drive(self.path(path), speed: speed, interval: interval, from: t0.addingTimeInterval(1))
+        var fixes = drive(
+            self.path(path), speed: speed, interval: interval, from: t0.addingTimeInterval(1), stopSeconds: stopSeconds,
+            accuracy: 10)
+        var rng = SeededGenerator(seed: seed)
+        for i in fixes.indices {
+            fixes[i].coordinate = offset(fixes[i].coordinate, east: 8 * rng.gaussian(), north: 8 * rng.gaussian())
+            if positionsOnly {
+                fixes[i].speedMetersPerSecond = nil
+                fixes[i].courseDegrees = nil
+            }
+        }
+        let firstPast = try #require(
+            exact.firstIndex {
+                $0.coordinate.longitude > map["B"].longitude + 1e-7 || $0.coordinate.latitude < map["B"].latitude - 1e-7
+            })
+        for (i, fix) in fixes.enumerated()
+        where nav.process(fix).routeChanges.contains(where: { $0.reason == .offRoute }) {
+            return i - firstPast + 1
+        }
+        return nil
+    }
 }
 
 let t0 = Date(timeIntervalSince1970: 1_780_000_000)  // 2026-05-28 20:26:40 UTC

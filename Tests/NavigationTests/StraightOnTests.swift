@@ -31,32 +31,14 @@ import Testing
     }
 
     /// The fix (1 = the first past B) of the first offRoute reroute driving `path` at 10 m/s, 1 s fixes, σ = 8 m per
-    /// axis (seeded), with the route to `destination`; nil when none.
+    /// axis (seeded), 5 s standing at the end, with the route to `destination`; nil when none
+    /// (`DrawnRoads.crossingRerouteFix`).
     private func rerouteFix(
         _ configuration: NavigatorConfiguration, path: String, destination: Character, seed: UInt64,
         speed: Double = 10
     ) throws -> Int? {
-        let roads = try crossing()
-        let nav = NavigatorCore(
-            graph: roads.graph, snapper: MapMatcherSnapper(index: RoadGeometryIndex(graph: roads.graph)),
-            configuration: configuration)
-        _ = nav.process(RawFix(coordinate: roads["A"], timestamp: t0, speedMetersPerSecond: 0))
-        _ = nav.setDestinations([NavigationWaypoint(coordinate: roads[destination], title: "X")], at: t0)
-        var fixes = drive(roads.path(path), speed: speed, from: t0.addingTimeInterval(1), stopSeconds: 5, accuracy: 10)
-        var rng = SeededGenerator(seed: seed)
-        for i in fixes.indices {
-            fixes[i].coordinate = offset(fixes[i].coordinate, east: 8 * rng.gaussian(), north: 8 * rng.gaussian())
-        }
-        let firstPast = try #require(
-            drive(roads.path(path), speed: speed, from: t0.addingTimeInterval(1)).firstIndex {
-                $0.coordinate.longitude > roads["B"].longitude + 1e-7
-                    || $0.coordinate.latitude < roads["B"].latitude - 1e-7
-            })
-        for (i, fix) in fixes.enumerated()
-        where nav.process(fix).routeChanges.contains(where: { $0.reason == .offRoute }) {
-            return i - firstPast + 1
-        }
-        return nil
+        try crossing().crossingRerouteFix(
+            configuration, path: path, destination: destination, seed: seed, speed: speed, stopSeconds: 5)
     }
 
     @Test func goingStraightOnWhereTheRouteTurnsReroutesWithinThreeFixesMoreOften() throws {
@@ -154,10 +136,7 @@ import Testing
 
     @Test func standingInAQueueAfterLeavingTheOriginTheWrongWayReroutes() throws {
         let roads = try corner()
-        let nav = NavigatorCore(
-            graph: roads.graph, snapper: MapMatcherSnapper(index: RoadGeometryIndex(graph: roads.graph)))
-        _ = nav.process(RawFix(coordinate: roads["A"], timestamp: t0, speedMetersPerSecond: 0))
-        _ = nav.setDestinations([NavigationWaypoint(coordinate: roads["B"], title: "B")], at: t0)
+        let nav = roads.matchingNavigator(from: "A", to: "B", title: "B")
         let south = roads.path("AF")
         // 5 s fixes: creeping 45 m south, 90 m south at 11 m/s, then standing 100 m south for a minute.
         var fixes = [
