@@ -209,9 +209,12 @@ extension AgentRuntime {
             out = session.receiveDestinations(message.payload, topic: topic, now: now)
         case .location:
             let thinnedBefore = session.fixesThinned
+            let bareBefore = session.fixesWithoutSpeedOrCourse
             out = session.receiveLocation(message.payload, topic: topic, now: now)
             metrics.fixes += 1
             metrics.fixesThinned += session.fixesThinned - thinnedBefore
+            metrics.fixesWithoutSpeedOrCourse += session.fixesWithoutSpeedOrCourse - bareBefore
+            warnOncePositionsOnly(session)
         case .command:
             out = session.receiveCommand(message.payload, topic: topic, now: now)
             if session.simulator != nil { simulating.insert(vehicleID) } else { simulating.remove(vehicleID) }
@@ -223,6 +226,20 @@ extension AgentRuntime {
         if input == .location {
             metrics.recordLatency(nanoseconds: DispatchTime.now().uptimeNanoseconds - entry.receivedAtNanoseconds)
         }
+    }
+
+    /// Logs once per agent, at the first vehicle whose fixes carried neither speed nor course
+    /// `positionsOnlyWarningFixes` times: an operator can often switch the receiver's speed and course on, and
+    /// otherwise should know why snapping and rerouting are weaker. Once, not per vehicle: a fleet of positions-only
+    /// receivers would log thousands of lines; `agent/metrics` keeps the count (`fixesWithoutSpeedOrCourse`).
+    private func warnOncePositionsOnly(_ session: VehicleSession) {
+        guard !warnedPositionsOnly, session.fixesWithoutSpeedOrCourse >= Self.positionsOnlyWarningFixes else { return }
+        warnedPositionsOnly = true
+        logger.warning("fixes carry no speed and no course; road snapping, leaving the route and arrivals then "
+                       + "rely on positions alone and are less accurate. Send the receiver's speed and course if it "
+                       + "has them (logged once per agent; agent/metrics counts fixesWithoutSpeedOrCourse)",
+                       [("vehicleId", session.vehicleID),
+                        ("fixes", String(session.fixesWithoutSpeedOrCourse))])
     }
 
     /// A vehicle's trip journal began to fail (logged as an error and published as `stateWriteFailed`) or works again.
@@ -625,6 +642,8 @@ final class AgentMetrics {
     var fixesInline = 0
     /// Fixes skipped by `InboxLimits.minimumFixSpacingSeconds`.
     var fixesThinned = 0
+    /// Handled fixes that carried neither a speed nor a course (`VehicleSession.fixesWithoutSpeedOrCourse`).
+    var fixesWithoutSpeedOrCourse = 0
     var vehiclesCreated = 0
     var vehiclesEvicted = 0
     private var latencies: [UInt64] = []
@@ -656,6 +675,7 @@ final class AgentMetrics {
         return [
             ("messagesIn", .int(Int64(messagesIn))), ("messagesOut", .int(Int64(messagesOut))),
             ("errors", .int(Int64(errors))), ("fixes", .int(Int64(fixes))), ("fixesThinned", .int(Int64(fixesThinned))),
+            ("fixesWithoutSpeedOrCourse", .int(Int64(fixesWithoutSpeedOrCourse))),
             ("fixesPerSecond", .number(rate, digits: 1)), ("outboxDepth", .int(Int64(outboxDepth))),
             ("processingLatencyMs", .object([("p50", percentile(0.5)), ("p99", percentile(0.99)),
                                              ("samples", .int(Int64(sorted.count)))])),

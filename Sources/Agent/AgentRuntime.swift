@@ -35,6 +35,11 @@ public final class AgentRuntime: @unchecked Sendable {
     var simulating: Set<String> = []
     var agentEnvelope: OutputEnvelope
     let metrics = AgentMetrics()
+    /// True once the positions-only warning has been logged (`warnOncePositionsOnly`).
+    var warnedPositionsOnly = false
+    /// A vehicle's fixes without speed and course before the positions-only warning: a receiver may leave out the
+    /// course (and rarely the speed) on a few fixes while standing; 30 in all is a receiver that sends neither.
+    static let positionsOnlyWarningFixes = 30
     var timers: [DispatchSourceTimer] = []
     /// The tick (`tick(now:)`), on `queue`; started by `startTimers`, its period set by `setTickCadence`.
     let tickTimer: DispatchSourceTimer

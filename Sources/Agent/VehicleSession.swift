@@ -194,6 +194,9 @@ public final class VehicleSession {
     private let minimumFixSpacingSeconds: Double
     /// Valid fixes skipped because they came closer than `minimumFixSpacingSeconds` after the last handled one.
     public private(set) var fixesThinned = 0
+    /// Handled fixes that carried neither a speed nor a course: a receiver that sends positions only. The matcher and
+    /// the navigator then infer motion from positions, which is less accurate (BENCHMARKS.md, "positions only").
+    public private(set) var fixesWithoutSpeedOrCourse = 0
 
     /// `errorIntervalSeconds`: at most one `agent/error` per code and input topic in this many seconds, the rest
     /// summarised (`InboxLimits.errorIntervalSeconds`); 0, the default, publishes every error (replay, tests).
@@ -298,6 +301,7 @@ public final class VehicleSession {
     public func process(_ fix: RawFix) -> [OutboundMessage] {
         if let last = lastFixTime, fix.timestamp <= last { return [] }
         lastFixTime = fix.timestamp
+        if fix.speedMetersPerSecond == nil && fix.courseDegrees == nil { fixesWithoutSpeedOrCourse += 1 }
         let nav = ensureNavigator()
         var out = messages(for: nav.process(fix))
         if waitingForLocation, routeRetryNotBefore.map({ fix.timestamp >= $0 }) ?? true {

@@ -203,6 +203,7 @@ import Testing
     @Test func metricsCarryTheInboxBacklogAndErrorLimitCounters() throws {
         let metrics = AgentMetrics()
         metrics.fixesThinned = 3
+        metrics.fixesWithoutSpeedOrCourse = 6
         metrics.errorsSuppressed = 7
         var counters = InboxCounters()
         counters.fixesDroppedBacklog = 1
@@ -215,6 +216,7 @@ import Testing
         let body = JSONValue.object(metrics.snapshot(now: Date(), outboxDepth: 0, vehicles: 1, inbox: counters, backlog: backlog))
         let json = try #require(try JSONSerialization.jsonObject(with: Data(body.text.utf8)) as? [String: Any])
         #expect(json["fixesThinned"] as? Int == 3)
+        #expect(json["fixesWithoutSpeedOrCourse"] as? Int == 6)
         #expect(json["errorsSuppressed"] as? Int == 7)
         let inbox = try #require(json["inbox"] as? [String: Any])
         #expect(inbox["depth"] as? Int == 5)

@@ -220,6 +220,21 @@ private func feed(_ session: VehicleSession, _ fixes: [RawFix]) -> [OutboundMess
         #expect(session.isGuidanceActive)
     }
 
+    @Test func fixesWithNeitherSpeedNorCourseAreCounted() throws {
+        let session = VehicleSession(vehicleID: "v", map: street.map, now: t0.addingTimeInterval(5))
+        func fix(_ dt: Double, speed: Double? = nil, course: Double? = nil) -> [UInt8] {
+            fixPayload(RawFix(coordinate: street.a, timestamp: t0.addingTimeInterval(dt), horizontalAccuracyMeters: 5,
+                              courseDegrees: course, speedMetersPerSecond: speed))
+        }
+        _ = session.receiveLocation(fix(0), now: t0.addingTimeInterval(5))
+        _ = session.receiveLocation(fix(1, speed: 0), now: t0.addingTimeInterval(5))
+        _ = session.receiveLocation(fix(2, course: 90), now: t0.addingTimeInterval(5))
+        _ = session.receiveLocation(fix(3, speed: 5, course: 90), now: t0.addingTimeInterval(5))
+        _ = session.receiveLocation(fix(4), now: t0.addingTimeInterval(5))
+        _ = session.receiveLocation(fix(4), now: t0.addingTimeInterval(5))  // a duplicate: rejected, not counted
+        #expect(session.fixesWithoutSpeedOrCourse == 2)
+    }
+
     @Test func fixesCloserThanTheSpacingInFixTimeAreSkippedAndCounted() throws {
         let session = VehicleSession(vehicleID: "v", map: street.map, minimumFixSpacingSeconds: 0.04, now: t0)
         func fix(_ dt: Double) -> [UInt8] {
