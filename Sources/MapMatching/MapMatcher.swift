@@ -87,6 +87,8 @@ public final class MapMatcher {
     private var lastDecidedRoad: (edge: EdgeID, offset: Double, time: Double)?
     /// The last few fixes, for inferring a speed when fixes carry none.
     private var recentFixes: [(time: Double, coordinate: Coordinate)] = []
+    /// Reused buffer of `lookAheadSpeed`.
+    private var lookAheadFixes: [(time: Double, coordinate: Coordinate)] = []
     /// Reused buffer of `inferredMotion`.
     private var speedInferencePoints: [(t: Double, x: Double, y: Double, dropped: Bool)] = []
     /// Running sums of the current run of stationary fixes (speed below `stationarySpeedMetersPerSecond`).
@@ -233,6 +235,7 @@ public final class MapMatcher {
             lastDecided = out
         } else {
             window.append(step)
+            if fix.validSpeed == nil { markStandingInHindsight() }
             while oldestPendingIsDue() { finalized.append(commitOldest()) }
             provisional = provisionalLocation()
             if fix.validSpeed == nil, configuration.derivedSpeedBetaMeters.isFinite,
@@ -332,8 +335,15 @@ public final class MapMatcher {
         while first > 0 && newest.time - recentFixes[first - 1].time <= configuration.speedInferenceSeconds {
             first -= 1
         }
-        let n = recentFixes.count - first
-        guard n >= 3 else { return nil }
+        return lineMotion(recentFixes[first...], sigma: sigma)
+    }
+
+    /// The line of `inferredMotion` through `fixes`: speed less the margin, and direction (that of increasing time
+    /// when they are in time order). The last fix is never left out as an outlier. Nil with fewer than three.
+    private func lineMotion(_ fixes: ArraySlice<(time: Double, coordinate: Coordinate)>,
+                            sigma: Double) -> (speed: Double, course: Double)? {
+        let n = fixes.count
+        guard n >= 3, let newest = fixes.last else { return nil }
         let origin = newest.coordinate
         let ky = Geodesy.earthRadiusMeters * .pi / 180
         let kx = ky * cos(origin.latitude * .pi / 180)
@@ -342,7 +352,7 @@ public final class MapMatcher {
         swap(&points, &speedInferencePoints)
         defer { swap(&points, &speedInferencePoints) }
         points.removeAll(keepingCapacity: true)
-        for f in recentFixes[first...] {
+        for f in fixes {
             points.append((f.time, (f.coordinate.longitude - origin.longitude) * kx,
                            (f.coordinate.latitude - origin.latitude) * ky, false))
         }
@@ -383,6 +393,54 @@ public final class MapMatcher {
         let standardError = sigma / stt.squareRoot()
         let speed = max(0, (vx * vx + vy * vy).squareRoot() - configuration.speedInferenceMarginSigmas * standardError)
         return (speed, Geodesy.normalizedDegrees(atan2(vx, vy) * 180 / .pi))
+    }
+
+    /// `positionsOnlyStandingLookAhead`: a pending fix without a speed taken as moving, just before a fix taken
+    /// standing, was standing after all when the standing test looking ahead (the line through it and the fixes of
+    /// the next `speedInferenceSeconds`) cannot show it moving. Walks back from the newest pending step whose
+    /// look-ahead window is complete (a later fix lies beyond it) through the standing steps to the one before
+    /// them, and marks it and those before it while the test holds. A marked step counts as standing for the
+    /// smoother and the final answer (`positionsOnlyStandingRunSmoothing` averages it with its stop); its road
+    /// states, and the observations of the steps after it, stay as they were built.
+    private func markStandingInHindsight() {
+        guard configuration.positionsOnlyStandingLookAhead, configuration.speedInferenceFixes >= 3,
+              let newest = window.last else { return }
+        let firstPending = hasRoot ? 1 : 0
+        var p = window.count - 2
+        while p >= firstPending && newest.fix.timestamp - window[p].fix.timestamp <= configuration.speedInferenceSeconds
+                && window.count - 1 - p < configuration.speedInferenceFixes {
+            p -= 1
+        }
+        while p >= firstPending {
+            let s = window[p]
+            if s.standing {
+                p -= 1
+                continue
+            }
+            guard !s.isStart, s.fix.validSpeed == nil, window[p + 1].standing, let v = lookAheadSpeed(from: p),
+                  v < configuration.stationarySpeedMetersPerSecond else { return }
+            s.standing = true
+            p -= 1
+        }
+    }
+
+    /// The inferred speed (`lineMotion`) of window[p]'s fix from it and the fixes after it within
+    /// `speedInferenceSeconds` (at most `speedInferenceFixes`); nil when they are fewer than three or more than
+    /// `positionsOnlyStandingLookAheadMaximumFixes`.
+    private func lookAheadSpeed(from p: Int) -> Double? {
+        let t0 = window[p].fix.timestamp
+        var last = p
+        while last + 1 < window.count && last + 1 - p < configuration.speedInferenceFixes
+                && window[last + 1].fix.timestamp - t0 <= configuration.speedInferenceSeconds {
+            last += 1
+        }
+        guard last - p >= 2, last - p < configuration.positionsOnlyStandingLookAheadMaximumFixes else { return nil }
+        lookAheadFixes.removeAll(keepingCapacity: true)
+        // Newest first, so that the fix tested comes last: the line never leaves it out.
+        for q in stride(from: last, through: p, by: -1) {
+            lookAheadFixes.append((window[q].fix.timestamp, window[q].fix.coordinate))
+        }
+        return lineMotion(lookAheadFixes[...], sigma: window[p].rawSigma)?.speed
     }
 
     // MARK: Lattice construction

@@ -317,6 +317,29 @@ public struct MapMatchingConfiguration: Sendable, Hashable {
     /// provisional answers so: without it Baltimore 1 s 129 → 142 wrong-way fixes, Helsinki 635 → 655; 2 s and
     /// 6 s within 7 fixes of 4 s).
     public var positionsOnlyStandingRunEndSeconds: Double = 4
+    /// Without speeds in the fixes, a pending fix taken as moving just before fixes taken standing is standing after
+    /// all when the standing test looking ahead (the line through it and the fixes of the next
+    /// `speedInferenceSeconds`, with the same margin and outlier rule) cannot show it moving: the test looking back
+    /// needs the stop to fill its window before it sees it (at 5 s fixes three fixes, 10 s), so each stop's first
+    /// fixes were taken as moving, while the final answers, decided `lagSeconds` later, can look at the fixes after
+    /// them. Marks only extend a stop the test looking back found (the fix after the marked one is standing), and
+    /// count for the smoother and the final answer (`positionsOnlyStandingRunSmoothing`: the stop's average); the
+    /// road states and observations stay as they were built. Default true (SUMO drives, speed and course removed,
+    /// final answers at 5 s fixes: wrong-way fixes Helsinki 232 → 226, Baltimore 74 → 63, Liechtenstein 14 → 14;
+    /// stopped fixes within 10 m Helsinki 89.3 → 90.6 %, Baltimore 88.3 → 90.4 %; error p50 4.29 → 4.25 m,
+    /// 4.83 → 4.58 m; p95 Helsinki 13.87 → 14.04 m; 1 s unchanged, see `positionsOnlyStandingLookAheadMaximumFixes`;
+    /// BENCHMARKS.md "Session 12"). Building the marked steps again as standing ones (observing the stop's mean,
+    /// holding the course) did better on Helsinki and Baltimore but cost 8–11 % more instructions per fix. false
+    /// disables.
+    public var positionsOnlyStandingLookAhead: Bool = true
+    /// … only while the look-ahead window holds at most this many fixes (sparse fixes: the test looking back misses
+    /// a large share of each stop, and the look-ahead line, short, judges the fix itself); with more, the line
+    /// through `speedInferenceSeconds` of frequent fixes is flat while a braking vehicle's last seconds are in it,
+    /// and it marked those fixes standing. Default 4 (fixes 3 s or more apart; at 5 s fixes the window holds 3, at
+    /// 1 s 12). Without the limit (measured with a variant that built marked steps again), SUMO drives at 1 s:
+    /// Helsinki 646 → 692 wrong-way fixes, error p95 7.93 → 8.25 m, stopped fixes within 10 m 99.0 → 97.7 %;
+    /// Baltimore 128 → 124.
+    public var positionsOnlyStandingLookAheadMaximumFixes: Int = 4
     /// Radius of the arc a vehicle drives when it turns at a node, metres: the along-road smoother compares the
     /// fixes' positions with the distance their speeds say the vehicle drove, which is shorter than the path through
     /// the node by r·(2·tan(θ/2) − θ) at a turn of θ (`AlongRoadSmoother.removeCornerCuts`); without it the fixes
@@ -335,10 +358,16 @@ public struct MapMatchingConfiguration: Sendable, Hashable {
     /// The defaults with the shortest lag (`lagFixes` fixes, `lagSeconds` 0), for a caller that uses only the
     /// provisional answers, as the navigator does: its undecided window, and the memory that holds per vehicle
     /// (transition matrices of every undecided fix, a few KiB each), stay at `lagFixes` fixes instead of 20 s of
-    /// them. The provisional answers do not depend on the lag otherwise (see `lagSeconds`).
+    /// them. The provisional answers do not depend on the lag otherwise (see `lagSeconds`); the standing look-ahead
+    /// (`positionsOnlyStandingLookAhead`), which would change them, is off.
     public static var provisionalOnly: MapMatchingConfiguration {
         var c = MapMatchingConfiguration()
         c.lagSeconds = 0
+        // Not measured better for the provisional answers: with a variant that rebuilt the marked steps, the
+        // navigator's answers on the SUMO drives without speed and course at 5 s fixes were on the true way less
+        // often on Baltimore (91.8 → 90.9 %) and little more on Helsinki (78.1 → 78.4 %), Liechtenstein (96.3 →
+        // 96.4 %), arrivals, reroutes and ETAs unchanged (BENCHMARKS.md "Session 12").
+        c.positionsOnlyStandingLookAhead = false
         return c
     }
 
