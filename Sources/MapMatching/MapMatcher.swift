@@ -165,52 +165,6 @@ public final class MapMatcher {
         let firstIndex = window.first.map { hasRoot ? $0.fixIndex + 1 : $0.fixIndex } ?? nextFixIndex
         distances.step = nextFixIndex
         let step = takeStep()
-        recentFixes.append((fix.timestamp, fix.coordinate))
-        if recentFixes.count > configuration.speedInferenceFixes { recentFixes.removeFirst() }
-        step.fixIndex = nextFixIndex
-        step.fix = fix
-        step.inferredMotion = fix.validSpeed == nil
-            ? inferredMotion(sigma: configuration.sigmaMeters(for: fix)) : nil
-        step.standingInHindsight = false
-        step.derivedSpeed = -1
-        nextFixIndex += 1
-
-        var provisional: SnappedLocation
-        if let unmatched = admit(step, into: &finalized) {
-            provisional = unmatched
-        } else {
-            lookAheadForStanding(into: &finalized)
-            while oldestPendingIsDue() { finalized.append(commitOldest()) }
-            if window.last !== step {
-                // Built again, the newest fix matched nothing (`lookAheadForStanding`).
-                provisional = lastDecided ?? SnappedLocation.unmatched(fix)
-            } else {
-                provisional = provisionalLocation()
-            }
-            if fix.validSpeed == nil, configuration.derivedSpeedBetaMeters.isFinite,
-               provisional.speedMetersPerSecond >= 0, let newest = window.last, newest === step {
-                // No receiver speed: the smoother's speed along the best path stands in for it in the next
-                // transition (`derivedSpeedBetaMeters`).
-                newest.derivedSpeed = provisional.speedMetersPerSecond
-                for i in newest.states.indices where !newest.states[i].isCoast {
-                    newest.states[i].referenceSpeed = provisional.speedMetersPerSecond
-                }
-            }
-        }
-        var update = MatchUpdate(provisional: provisional, finalized: finalized,
-                                 firstFinalizedIndex: finalized.isEmpty ? nextFixIndex : firstIndex)
-        if provisional.matched, let newest = window.last { update.routeLogOdds = routeLogOdds(of: newest) }
-        return update
-    }
-
-    /// Builds `step` (its fix, inferred motion and `standingInHindsight` set) on the matcher's current state and
-    /// appends it to the window: the standing test, the observation, the road states and the transitions from
-    /// the newest step. Returns the unmatched answer (and recycles the step) when the fix has no state at all.
-    private func admit(_ step: LatticeStep, into finalized: inout [SnappedLocation]) -> SnappedLocation? {
-        let fix = step.fix
-        step.motionBefore = MotionState(
-            stationaryLatitudeSum: stationaryLatitudeSum, stationaryLongitudeSum: stationaryLongitudeSum,
-            stationaryCount: stationaryCount, heldCourse: heldCourse, lastCourseAtSpeed: lastCourseAtSpeed)
         let rawSigma = configuration.sigmaMeters(for: fix)
         var sigma = rawSigma
         let radius = min(configuration.maximumSearchRadiusMeters,
@@ -220,21 +174,15 @@ public final class MapMatcher {
         // Hysteresis: a standing run starts below the stationary speed and ends only above twice that, so that
         // speed noise does not break it up.
         let threshold = configuration.stationarySpeedMetersPerSecond * (stationaryCount > 0 ? 2 : 1)
-        let inferred = step.inferredMotion
+        recentFixes.append((fix.timestamp, fix.coordinate))
+        if recentFixes.count > configuration.speedInferenceFixes { recentFixes.removeFirst() }
+        let inferred = fix.validSpeed == nil ? inferredMotion(sigma: rawSigma) : nil
         inferredCourse = nil
         if let m = inferred, fix.validCourse == nil, configuration.inferredCourseWeight > 0,
-           m.speed >= configuration.minimumSpeedForCourseMetersPerSecond, !step.standingInHindsight {
+           m.speed >= configuration.minimumSpeedForCourseMetersPerSecond {
             inferredCourse = m.course
         }
-        let standingNow: Bool
-        if step.standingInHindsight {
-            standingNow = true
-        } else if let v = fix.validSpeed ?? inferred?.speed {
-            standingNow = v < threshold
-        } else {
-            standingNow = false
-        }
-        if standingNow {
+        if let v = fix.validSpeed ?? inferred?.speed, v < threshold {
             if stationaryCount > 0 {
                 let n = Double(stationaryCount)
                 let mean = Coordinate(latitude: stationaryLatitudeSum / n, longitude: stationaryLongitudeSum / n)
@@ -256,9 +204,10 @@ public final class MapMatcher {
         } else {
             stationaryCount = 0
         }
-        step.reset(fixIndex: step.fixIndex, fix: fix, observed: observed, sigma: sigma, rawSigma: rawSigma,
+        step.reset(fixIndex: nextFixIndex, fix: fix, observed: observed, sigma: sigma, rawSigma: rawSigma,
                    radius: radius)
         step.standing = stationaryCount > 0
+        nextFixIndex += 1
         addRoadStates(to: step)
 
         if let previous = window.last, fix.timestamp - previous.fix.timestamp > configuration.maximumGapSeconds {
@@ -274,84 +223,34 @@ public final class MapMatcher {
         } else {
             startStep(step)
         }
+
+        let provisional: SnappedLocation
         if step.states.isEmpty {
             // No road near and nothing to coast from: this fix is unmatched and the lattice restarts after it.
             flush(into: &finalized)
             let out = SnappedLocation.unmatched(fix)
             finalized.append(out)
             recycle(step)
+            provisional = out
             lastDecided = out
-            return out
-        }
-        window.append(step)
-        return nil
-    }
-
-    /// `positionsOnlyStandingLookAhead`: a pending fix without a speed that was taken as moving, just before a
-    /// fix taken standing, is standing after all when the line through it and the fixes of the next
-    /// `speedInferenceSeconds` (the standing test, looking ahead) cannot show it moving. Such fixes are marked
-    /// (walking back from the newest one whose look-ahead window is complete) and the window is built again from
-    /// the oldest marked one, as if the fixes had come standing: the stop's first fixes, which the test looking
-    /// back takes as moving (at 5 s fixes its line has its three fixes only 10 s after the stop began), then
-    /// observe the stop, keep the held course and are averaged with the stop by the smoother.
-    private func lookAheadForStanding(into finalized: inout [SnappedLocation]) {
-        guard configuration.positionsOnlyStandingLookAhead, configuration.speedInferenceFixes >= 3,
-              window.count >= 4, let newest = window.last, newest.fix.validSpeed == nil else { return }
-        let firstPending = hasRoot ? 1 : 0
-        // The newest step whose look-ahead window is complete: a later fix lies beyond it.
-        var p = window.count - 2
-        while p >= firstPending && newest.fix.timestamp - window[p].fix.timestamp <= configuration.speedInferenceSeconds
-                && window.count - 1 - p < configuration.speedInferenceFixes {
-            p -= 1
-        }
-        var oldestMarked = -1
-        while p >= firstPending {
-            let s = window[p]
-            if s.standing {
-                p -= 1
-                continue
-            }
-            guard !s.isStart, s.fix.validSpeed == nil, window[p + 1].standing,
-                  let v = lookAheadSpeed(from: p), v < configuration.stationarySpeedMetersPerSecond else { break }
-            s.standingInHindsight = true
-            s.standing = true  // for the walk; the step is built again below
-            oldestMarked = p
-            p -= 1
-        }
-        guard oldestMarked >= 0 else { return }
-        // Rebuild from the oldest marked step on: the same fixes, on the matcher's state before it.
-        let rebuilt = Array(window[oldestMarked...])
-        window.removeLast(rebuilt.count)
-        let before = rebuilt[0].motionBefore
-        stationaryLatitudeSum = before.stationaryLatitudeSum
-        stationaryLongitudeSum = before.stationaryLongitudeSum
-        stationaryCount = before.stationaryCount
-        heldCourse = before.heldCourse
-        lastCourseAtSpeed = before.lastCourseAtSpeed
-        for s in rebuilt {
-            guard admit(s, into: &finalized) == nil else { continue }
-            if s.derivedSpeed >= 0 {
-                for i in s.states.indices where !s.states[i].isCoast { s.states[i].referenceSpeed = s.derivedSpeed }
+        } else {
+            window.append(step)
+            if fix.validSpeed == nil { markStandingInHindsight() }
+            while oldestPendingIsDue() { finalized.append(commitOldest()) }
+            provisional = provisionalLocation()
+            if fix.validSpeed == nil, configuration.derivedSpeedBetaMeters.isFinite,
+               provisional.speedMetersPerSecond >= 0 {
+                // No receiver speed: the smoother's speed along the best path stands in for it in the next
+                // transition (`derivedSpeedBetaMeters`).
+                for i in step.states.indices where !step.states[i].isCoast {
+                    step.states[i].referenceSpeed = provisional.speedMetersPerSecond
+                }
             }
         }
-    }
-
-    /// The standing test (`inferredMotion`) on the fixes of window[p] and those after it within
-    /// `speedInferenceSeconds` (at most `speedInferenceFixes`): true when they cannot show the vehicle moving.
-    private func lookAheadSpeed(from p: Int) -> Double? {
-        let t0 = window[p].fix.timestamp
-        var last = p
-        while last + 1 < window.count && last + 1 - p < configuration.speedInferenceFixes
-                && window[last + 1].fix.timestamp - t0 <= configuration.speedInferenceSeconds {
-            last += 1
-        }
-        guard last - p >= 2, last - p < configuration.positionsOnlyStandingLookAheadMaximumFixes else { return nil }
-        lookAheadFixes.removeAll(keepingCapacity: true)
-        // Reversed, so that the fix tested comes last: the line never leaves it out.
-        for q in stride(from: last, through: p, by: -1) {
-            lookAheadFixes.append((window[q].fix.timestamp, window[q].fix.coordinate))
-        }
-        return lineMotion(lookAheadFixes[...], sigma: window[p].rawSigma)?.speed
+        var update = MatchUpdate(provisional: provisional, finalized: finalized,
+                                 firstFinalizedIndex: finalized.isEmpty ? nextFixIndex : firstIndex)
+        if provisional.matched, let newest = window.last { update.routeLogOdds = routeLogOdds(of: newest) }
+        return update
     }
 
     /// See `MatchUpdate.routeLogOdds`.
@@ -439,8 +338,8 @@ public final class MapMatcher {
         return lineMotion(recentFixes[first...], sigma: sigma)
     }
 
-    /// The line of `inferredMotion` through `fixes` (the last one is never left out as an outlier; the direction
-    /// is that of increasing time only when they are in time order). Nil with fewer than three fixes.
+    /// The line of `inferredMotion` through `fixes`: speed less the margin, and direction (that of increasing time
+    /// when they are in time order). The last fix is never left out as an outlier. Nil with fewer than three.
     private func lineMotion(_ fixes: ArraySlice<(time: Double, coordinate: Coordinate)>,
                             sigma: Double) -> (speed: Double, course: Double)? {
         let n = fixes.count
@@ -494,6 +393,54 @@ public final class MapMatcher {
         let standardError = sigma / stt.squareRoot()
         let speed = max(0, (vx * vx + vy * vy).squareRoot() - configuration.speedInferenceMarginSigmas * standardError)
         return (speed, Geodesy.normalizedDegrees(atan2(vx, vy) * 180 / .pi))
+    }
+
+    /// `positionsOnlyStandingLookAhead`: a pending fix without a speed taken as moving, just before a fix taken
+    /// standing, was standing after all when the standing test looking ahead (the line through it and the fixes of
+    /// the next `speedInferenceSeconds`) cannot show it moving. Walks back from the newest pending step whose
+    /// look-ahead window is complete (a later fix lies beyond it) through the standing steps to the one before
+    /// them, and marks it and those before it while the test holds. A marked step counts as standing for the
+    /// smoother and the final answer (`positionsOnlyStandingRunSmoothing` averages it with its stop); its road
+    /// states, and the observations of the steps after it, stay as they were built.
+    private func markStandingInHindsight() {
+        guard configuration.positionsOnlyStandingLookAhead, configuration.speedInferenceFixes >= 3,
+              let newest = window.last else { return }
+        let firstPending = hasRoot ? 1 : 0
+        var p = window.count - 2
+        while p >= firstPending && newest.fix.timestamp - window[p].fix.timestamp <= configuration.speedInferenceSeconds
+                && window.count - 1 - p < configuration.speedInferenceFixes {
+            p -= 1
+        }
+        while p >= firstPending {
+            let s = window[p]
+            if s.standing {
+                p -= 1
+                continue
+            }
+            guard !s.isStart, s.fix.validSpeed == nil, window[p + 1].standing, let v = lookAheadSpeed(from: p),
+                  v < configuration.stationarySpeedMetersPerSecond else { return }
+            s.standing = true
+            p -= 1
+        }
+    }
+
+    /// The inferred speed (`lineMotion`) of window[p]'s fix from it and the fixes after it within
+    /// `speedInferenceSeconds` (at most `speedInferenceFixes`); nil when they are fewer than three or more than
+    /// `positionsOnlyStandingLookAheadMaximumFixes`.
+    private func lookAheadSpeed(from p: Int) -> Double? {
+        let t0 = window[p].fix.timestamp
+        var last = p
+        while last + 1 < window.count && last + 1 - p < configuration.speedInferenceFixes
+                && window[last + 1].fix.timestamp - t0 <= configuration.speedInferenceSeconds {
+            last += 1
+        }
+        guard last - p >= 2, last - p < configuration.positionsOnlyStandingLookAheadMaximumFixes else { return nil }
+        lookAheadFixes.removeAll(keepingCapacity: true)
+        // Newest first, so that the fix tested comes last: the line never leaves it out.
+        for q in stride(from: last, through: p, by: -1) {
+            lookAheadFixes.append((window[q].fix.timestamp, window[q].fix.coordinate))
+        }
+        return lineMotion(lookAheadFixes[...], sigma: window[p].rawSigma)?.speed
     }
 
     // MARK: Lattice construction

@@ -30,16 +30,6 @@ struct LatticeState {
     var isCoast: Bool { coastCount > 0 }
 }
 
-/// The matcher's running state that one fix's standing test and course term read and change: the running sums of
-/// the current standing run, the held course and the last course at speed (see `MapMatcher`).
-struct MotionState {
-    var stationaryLatitudeSum = 0.0
-    var stationaryLongitudeSum = 0.0
-    var stationaryCount = 0
-    var heldCourse: (degrees: Double, time: Double, weight: Double)?
-    var lastCourseAtSpeed: Double?
-}
-
 /// One column of the Viterbi lattice: the states of one fix, their scores and back pointers, and the full
 /// transition matrix from the previous column (kept so that scores can be recomputed after a decision).
 ///
@@ -58,16 +48,6 @@ final class LatticeStep {
     var standing = false
     /// σ_z of the raw fix, metres (larger than `sigma` when the observation is a standing vehicle's mean).
     var rawSigma = 0.0
-    /// For a fix without a speed: the speed and direction inferred from the positions before it (see
-    /// `MapMatcher.inferredMotion`), kept so that the step can be built again (`positionsOnlyStandingLookAhead`).
-    var inferredMotion: (speed: Double, course: Double)?
-    /// True when the fixes after this one showed the vehicle standing here (`positionsOnlyStandingLookAhead`).
-    var standingInHindsight = false
-    /// The speed along the road given to this step's road states after its provisional answer (m/s; negative
-    /// for none), kept for rebuilding the step.
-    var derivedSpeed = -1.0
-    /// The matcher's standing-run and course state before this fix, for rebuilding the step.
-    var motionBefore = MotionState()
     var radius = 0.0
     @exclusivity(unchecked) var states: [LatticeState] = []
     /// δ: best log-probability of a path ending in each state (normalised: the best is 0).
