@@ -1,7 +1,7 @@
 import Foundation
 
 /// The GPS noise a matcher sees, estimated from its own decided answers: σ_z ≈ 1.4826 × the median distance between
-/// a fix and the road position decided for it (Newson & Krumm 2009, §4.1; for a Gaussian per-axis error σ the
+/// a fix and the road position decided for it (Newson & Krumm 2009; for a Gaussian per-axis error σ the
 /// distance across the road is |N(0, σ)|, whose median is 0.6745 σ). The median ignores the outliers that the matcher
 /// did not coast through, and coasted fixes and standing vehicles' averaged fixes are not recorded at all.
 ///
