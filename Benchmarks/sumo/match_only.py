@@ -7,6 +7,8 @@ Prints per map and interval the share of fixes off junctions on the true way (an
 p95 and stopped fixes within 10 m (evaluate.MatchTally); `speed,course` as the 4th argument drops those fields
 (positions only, as strip_fields.py does). No navigator replay, nothing written: for trying matcher settings
 quickly; the figures to quote come from scripts/bench-sumo. Needs the maps' white runs in .cache/bench-sumo/.
+The fixes report no `horizontalAccuracy` (as bench_sumo.py's match runs), or with ACC=<metres> set that accuracy
+(ACC=keep: the traces' own, 10 m), for a receiver whose reported accuracy does not match the noise.
 With MATCH_ONLY_OUT=<dir> set, the answers are also written to <dir>/<map>/<probe>/match-<i>s.jsonl (for
 along_error.py <map dir> <i> <dir>/<map> and wrong_causes.py).
 """
@@ -41,7 +43,11 @@ def main():
                         if not line.strip():
                             continue
                         fix = json.loads(line)
-                        fix.pop("horizontalAccuracy", None)
+                        acc = os.environ.get("ACC")
+                        if acc is None:
+                            fix.pop("horizontalAccuracy", None)
+                        elif acc != "keep":
+                            fix["horizontalAccuracy"] = float(acc)
                         for k in drop:
                             fix.pop(k, None)
                         raw.append(json.dumps(fix))

@@ -102,6 +102,11 @@ public final class MapMatcher {
     /// For a fix without speed and course: the direction of the line through the recent positions, when they
     /// show the vehicle moving at least `minimumSpeedForCourseMetersPerSecond` (degrees).
     private var inferredCourse: Double?
+    /// The noise of the fixes, estimated from the decided answers (`residualSigmaAgreementFactor`). It belongs to
+    /// the receiver, not the trace: `reset()` keeps it.
+    private var noise: ResidualNoiseEstimate
+    /// False when `residualSigmaAgreementFactor` is infinite (the estimate is not used).
+    private let tracksNoise: Bool
 
     /// Matches fixes for `mode` on the graph behind `index`. `searchScratch`, when given, is shared with other
     /// matchers used on the same thread one at a time (a fleet's vehicles); without it the matcher holds its own,
@@ -135,6 +140,12 @@ public final class MapMatcher {
         // One-sided: for the newest fix standing after moving ones, only the fixes before the stop say where it is.
         provisionalModel.stoppingChangeFactor = 1
         provisionalSmootherModel = provisionalModel
+        tracksNoise = configuration.residualSigmaAgreementFactor.isFinite
+        noise = ResidualNoiseEstimate(
+            timeConstantSeconds: configuration.residualSigmaTimeConstantSeconds,
+            minimumMemoryFixes: configuration.residualSigmaMemoryFixes,
+            evidenceFixes: configuration.residualSigmaEvidenceFixes,
+            medianToSigma: configuration.residualMedianToSigma)
         scratch = CandidateScratch()
         candidateBuffer.reserveCapacity(32)
     }
@@ -165,7 +176,7 @@ public final class MapMatcher {
         let firstIndex = window.first.map { hasRoot ? $0.fixIndex + 1 : $0.fixIndex } ?? nextFixIndex
         distances.step = nextFixIndex
         let step = takeStep()
-        let rawSigma = configuration.sigmaMeters(for: fix)
+        let rawSigma = configuration.sigmaMeters(for: fix, residualSigma: noise.sigmaMeters)
         var sigma = rawSigma
         let radius = min(configuration.maximumSearchRadiusMeters,
                          max(configuration.minimumSearchRadiusMeters, configuration.searchRadiusSigmas * sigma))
@@ -862,6 +873,9 @@ public final class MapMatcher {
                 pathEdges.append((state.edge, lastDistance - state.offset))
             }
             history.append(roadSample(step, state, distance: lastDistance + state.alongDelta))
+            // The fix's distance from its decided road measures the noise (`residualSigmaAgreementFactor`); a
+            // standing vehicle's is that of its averaged fixes.
+            if tracksNoise && !step.standing { noise.record(distanceMeters: state.distance, time: fix.timestamp) }
         }
         // A standing vehicle's earlier fixes of the same stop stay in the history (up to
         // `maximumStandingHistoryFixes`): they all measure the same point.
