@@ -75,6 +75,13 @@ public struct NavigatorConfiguration: Sendable, Hashable {
     /// Without it the waypoint passed unseen is never announced and the vehicle is sent back to it, leg after leg.
     /// Default 8 s (above the 5 s of sparse fixes); 0 turns the rule off.
     public var arrivalAfterGapMinimumSeconds: Double = 8
+    /// … and at sparse fixes an interval of `sparseFixSeconds` or more counts as such a gap too (the windows around
+    /// it stay `arrivalAfterGapMinimumSeconds`): at 5 s fixes a vehicle at 30 m/s drives 150 m between two fixes,
+    /// and where the road bends at the waypoint (a motorway ramp) the straight line between the matched positions
+    /// either side of it passes 20 m or more wide of it, so the passing-through rule does not see it, no fix lands
+    /// within the nearest-fix radius, and the vehicle, found on the next leg, was sent back to the waypoint leg
+    /// after leg (SUMO Liechtenstein, seed 2, probe12: both arrivals lost, five reroutes). Default true.
+    public var arrivalAfterSparseInterval = true
     /// … or, at dense fixes, when this fix's position is an outlier (a jump from the last consistent fix, or outside
     /// the leg's raw corridor) but its own speed says the vehicle moves (`minimumSpeedForCourseMetersPerSecond`):
     /// the progress estimate at the last accepted fix, carried on at the slower of that fix's and this one's speed,

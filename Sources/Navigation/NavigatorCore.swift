@@ -64,7 +64,8 @@ public final class NavigatorCore {
     /// Seconds between the fix before the previous one and the previous one (see `fixOrDerivedSpeed`).
     private var previousIntervalSeconds: Double?
     private var lastFasterRouteCheck: Date?
-    /// The last GPS gap between two fixes of at least `arrivalAfterGapMinimumSeconds` (see `checkPassedDuringGap`).
+    /// The last GPS gap between two fixes of at least `arrivalAfterGapMinimumSeconds`, or of `sparseFixSeconds` with
+    /// `arrivalAfterSparseInterval` (see `checkPassedDuringGap`).
     private var lastFixGap: (start: Date, end: Date)?
     private var checkedFeedGeneration = 0
     /// The course of a fix without one, from the last few raw positions (see `PositionCourseConfiguration`).
@@ -305,8 +306,12 @@ public final class NavigatorCore {
         }
         let snapped = snapper.snap(fix, activeLeg: progress?.route)
         lastSnapped = snapped
+        let gapSeconds =
+            configuration.arrivalAfterSparseInterval
+            ? min(configuration.arrivalAfterGapMinimumSeconds, configuration.sparseFixSeconds)
+            : configuration.arrivalAfterGapMinimumSeconds
         if let previous, configuration.arrivalAfterGapMinimumSeconds > 0,
-            time.timeIntervalSince(previous.timestamp) >= configuration.arrivalAfterGapMinimumSeconds
+            time.timeIntervalSince(previous.timestamp) >= gapSeconds
         {
             lastFixGap = (previous.timestamp, time)
         }
@@ -1182,7 +1187,8 @@ public final class NavigatorCore {
         return announceArrival(&p, at: time, vehicle: snapped.coordinate)
     }
 
-    /// A GPS gap (`arrivalAfterGapMinimumSeconds` or more between two fixes) began while the vehicle was on the leg
+    /// A GPS gap (`arrivalAfterGapMinimumSeconds` or more between two fixes; at sparse fixes, any interval of
+    /// `sparseFixSeconds` or more, see `arrivalAfterSparseInterval`) began while the vehicle was on the leg
     /// and hid its end: the vehicle now reappears off the leg but on the next one, its matched position and raw fix
     /// both near it, moving its way, and no farther along it than a drive through the waypoint could have come
     /// (unseen at up to 1.5 times its speed plus 5 m/s, then at its own speed), within
