@@ -1166,6 +1166,11 @@ public final class NavigatorCore {
             seconds > 0, previous.edge != nil, previous.isOnRoute, snapped.edge != nil,
             !isPositionJump(snapped.fix, previous: previous.fix, seconds: seconds)
         else { return nil }
+        let fixLimit = configuration.arrivalPassingThroughFixMeters
+        guard fixLimit <= 0
+            || (Geodesy.distanceMeters(previous.coordinate, previous.fix.coordinate) <= fixLimit
+                && Geodesy.distanceMeters(snapped.coordinate, snapped.fix.coordinate) <= fixLimit)
+        else { return nil }  // a dead-reckoned position is no evidence of passing
         let end = p.route.leg.end.point
         let step = Geodesy.distanceMeters(previous.coordinate, snapped.coordinate)
         let crossing = PolylineGeometry.project(end, ontoSegment: previous.coordinate, snapped.coordinate)
