@@ -73,4 +73,28 @@ import Testing
         let early = try (1...20).filter { try run(configuration, seed: $0).contains { $0 > 30 } }
         #expect(early.count >= 3)
     }
+
+    /// … but a matched position far from a fix that is an outlier off the leg still passes: the matcher rightly
+    /// coasted through it. A–W 600 m, on to X; fixes every 5 s at 8 m/s with speed and course, 30 m short of W, then
+    /// the last one 10 m past W but 50 m off the road (SUMO Helsinki seed 1 probe12 at 5 s: the drive ended at its
+    /// destination on such a fix, 48 m from its matched position; a check on the distance alone lost the arrival).
+    @Test func anOutlierOffTheLegAtTheDestinationStillArrives() throws {
+        func arrivals(_ configuration: NavigatorConfiguration) throws -> Int {
+            let roads = try DrawnRoads("A-----------W-X", gridMeters: 50, ways: [.init("AWX")])
+            let nav = roads.matchingNavigator(from: "A", to: "W", title: "W", configuration: configuration)
+            let fixes = drive(roads.path("AWX"), speed: 8, interval: 5, from: t0.addingTimeInterval(5), startOffset: 10)
+                .prefix(16)  // 10, 50, … 570 (30 m short of W), 610 (10 m past it)
+            var count = 0
+            for (i, var fix) in fixes.enumerated() {
+                if i == fixes.count - 1 { fix.coordinate = offset(fix.coordinate, east: 0, north: 50) }
+                count += nav.process(fix).arrivals.count
+            }
+            return count
+        }
+        #expect(try arrivals(NavigatorConfiguration()) == 1)
+        // Control: it is the passing-through rule that takes it.
+        var configuration = NavigatorConfiguration()
+        configuration.arrivalByPassingThrough = false
+        #expect(try arrivals(configuration) == 0)
+    }
 }
