@@ -69,12 +69,28 @@ public struct NavigatorConfiguration: Sendable, Hashable {
     /// … and only when the line between those two positions runs within this of the leg's direction at its end,
     /// degrees: a vehicle crossing the waypoint's street on another road does not pass through it. Default 60.
     public var arrivalPassingThroughCourseDegrees: Double = 60
+    /// … and not when this fix's matched position lies more than this from the fix while the fix itself lies on the
+    /// leg (within its raw corridor) more than this short of its end, metres: a position the matcher dead-reckoned
+    /// along the road through fixes it took for outliers says nothing about where the vehicle is (an outlier off
+    /// the leg, rightly coasted through, still passes: a drive that ends at its destination on one, SUMO Helsinki
+    /// seed 1 probe12 at 5 s). Positions only at 5 s, a vehicle braking from 25 m/s to a red light short of the waypoint stands where the
+    /// matcher's speed, taken from the positions, does not expect it: it coasted on past the waypoint (SUMO Baltimore
+    /// seed 2, probes 6, 7 and 19: matched positions 116-226 m from their fixes, three arrivals 108-215 m early).
+    /// Default 40 m (5 σ of an 8 m error). 0 or `.infinity` turns the check off.
+    public var arrivalPassingThroughFixMeters: Double = 40
     /// … or after a GPS gap of at least this many seconds between two fixes (a tunnel, a garage, a lost uplink) that
     /// began while the vehicle was on the leg: the vehicle reappears on the next leg, going its way, no farther along
     /// it than the gap's time allows a drive through the waypoint (see `NavigatorCore.checkPassedDuringGap`).
     /// Without it the waypoint passed unseen is never announced and the vehicle is sent back to it, leg after leg.
     /// Default 8 s (above the 5 s of sparse fixes); 0 turns the rule off.
     public var arrivalAfterGapMinimumSeconds: Double = 8
+    /// … and at sparse fixes an interval of `sparseFixSeconds` or more counts as such a gap too (the windows around
+    /// it stay `arrivalAfterGapMinimumSeconds`): at 5 s fixes a vehicle at 30 m/s drives 150 m between two fixes,
+    /// and where the road bends at the waypoint (a motorway ramp) the straight line between the matched positions
+    /// either side of it passes 20 m or more wide of it, so the passing-through rule does not see it, no fix lands
+    /// within the nearest-fix radius, and the vehicle, found on the next leg, was sent back to the waypoint leg
+    /// after leg (SUMO Liechtenstein, seed 2, probe12: both arrivals lost, five reroutes). Default true.
+    public var arrivalAfterSparseInterval = true
     /// … or, at dense fixes, when this fix's position is an outlier (a jump from the last consistent fix, or outside
     /// the leg's raw corridor) but its own speed says the vehicle moves (`minimumSpeedForCourseMetersPerSecond`):
     /// the progress estimate at the last accepted fix, carried on at the slower of that fix's and this one's speed,

@@ -139,6 +139,10 @@ public struct RouterConfiguration: Sendable, Hashable {
     public var islandSnapRadiusMeters: Double = 1000
     /// How many nearby edges are searched for that main-network road. Default 256.
     public var islandSnapCandidateLimit: Int = 256
+    /// When no route reaches a destination's nearest road (and it is no island), this many of the next nearest roads
+    /// within `snapRadiusMeters` are tried, nearest first, one search each (only on that failure). Default 8; 0
+    /// turns it off.
+    public var nextRoadCandidateLimit: Int = 8
     /// A waypoint (or a rerouted vehicle) on a road closed to the motor travel mode by its tags (motor_vehicle=no,
     /// access=no or agricultural, a pedestrian street: `RoadGraph.motorModesClosedByTags`) starts or ends its leg
     /// there when that road is nearer than every open road by at least this, metres: the leg then drives the closed

@@ -123,6 +123,27 @@ public final class Router {
                     found = connect(search, algorithm, sources, targets, closedStretch)
                 }
             }
+            if found == nil {
+                // The nearest road is on the main network, yet no route reaches it (its only way in is a turn the
+                // map forbids, or it leads in from a road the mode may not use): the next nearest roads within the
+                // snap radius, one at a time, as a driver stops on the nearest road they can reach. SUMO Helsinki
+                // seed 3 probe12: a destination beside a junction had no route from anywhere, and the navigator
+                // never guided the trip.
+                var tried = Set(targets.map(\.edge))
+                for snap in graph.nearestEdges(to: waypoints[index].coordinate, mode: model.mode,
+                                               radiusMeters: configuration.snapRadiusMeters,
+                                               limit: configuration.nextRoadCandidateLimit)
+                where model.isUsable(snap.edge) && !tried.contains(snap.edge) {
+                    let next = bothDirections(of: snap, model)
+                    tried.formUnion(next.map(\.edge))
+                    if let path = connect(search, algorithm, sources, next, closedStretch) {
+                        targets = next
+                        candidates[index] = next
+                        found = path
+                        break
+                    }
+                }
+            }
             guard let path = found else {
                 return RouteResponse(status: .noRouteFound, waypointIndex: index,
                                      message: "no \(request.travelMode.rawValue) route to waypoint \(index)")

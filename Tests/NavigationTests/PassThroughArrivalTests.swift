@@ -56,6 +56,8 @@ import Testing
     @Test func withoutThePassThroughRuleTheWaypointIsMissed() throws {
         var configuration = passingThroughOnly
         configuration.arrivalByPassingThrough = false
+        // The gap rule at sparse fixes would find the vehicle on the next leg at the same fix, 35 m past B.
+        configuration.arrivalAfterSparseInterval = false
         let (arrivals, routes) = try run(configuration)
         // B is never announced; the vehicle is taken off route and sent back to it, so C never arrives either.
         #expect(arrivals.isEmpty)
@@ -408,6 +410,63 @@ import Testing
         let without = try run(configuration, stops: "W")
         #expect(without.arrivals.isEmpty)
         #expect(without.routes.contains("offRoute"))
+    }
+}
+
+/// Sparse fixes at speed through a waypoint where the road bends (SUMO Liechtenstein, seed 2, probe12: a motorway
+/// ramp at 29 m/s, 5 s fixes, the fixes either side of the waypoint 33 m before it and 87 m past it).
+@Suite struct SparseFixBendArrivalTests {
+    /// A–W 290 m east, W–E 290 m south: W on the bend. Fixes every 5 s at 25 m/s fall 40 m before W (heading east)
+    /// and 85 m past it (heading south): the straight line between them passes 36 m wide of W, at 65° to the way the
+    /// leg arrives, and no fix is within 25 m of it.
+    private func bend() throws -> DrawnRoads {
+        try DrawnRoads(
+            """
+            A---------W
+                      |
+                      |
+                      |
+                      |
+                      |
+                      |
+                      |
+                      |
+                      |
+                      E
+            """, gridMeters: 29, ways: [.init("AWE", speedKph: 90, limitKph: 90)])
+    }
+
+    private func run(_ configuration: NavigatorConfiguration = NavigatorConfiguration()) throws -> (
+        arrivals: [String], routes: [String]
+    ) {
+        let roads = try bend()
+        let (nav, setEvents) = startAtA(roads, stops: "WE", configuration)
+        var events = setEvents
+        var arrivals: [String] = []
+        for fix in drive(roads.path("AWE"), speed: 25, interval: 5, from: t0.addingTimeInterval(5), stopSeconds: 20) {
+            let out = nav.process(fix)
+            events += out
+            for arrival in out.arrivals {
+                arrivals.append(arrival.waypoint.title)
+                events += nav.continueToNextDestination(at: fix.timestamp).events
+            }
+        }
+        return (arrivals, events.routeChanges.map { $0.reason.rawValue })
+    }
+
+    @Test func aWaypointOnABendBetweenTwoSparseFixesArrivesAtTheFirstFixPastIt() throws {
+        let (arrivals, routes) = try run()
+        #expect(arrivals == ["W", "E"])
+        #expect(!routes.contains("offRoute"))
+    }
+
+    /// Control: with only real gaps (8 s) counted the vehicle is sent back to W, leg after leg.
+    @Test func withoutTheSparseIntervalRuleTheVehicleIsSentBack() throws {
+        var configuration = NavigatorConfiguration()
+        configuration.arrivalAfterSparseInterval = false
+        let (arrivals, routes) = try run(configuration)
+        #expect(!arrivals.contains("W"))
+        #expect(routes.contains("offRoute"))
     }
 }
 

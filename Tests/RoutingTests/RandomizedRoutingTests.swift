@@ -175,6 +175,8 @@ private func randomTraffic(_ graph: RoadGraph, _ rng: inout SeededGenerator) -> 
         // its own tests, and `methodsAgreeOnRandomGraphs` compares the methods with it).
         var openRoadsOnly = RouterConfiguration()
         openRoadsOnly.closedRoadSnapMarginMeters = .infinity
+        // … and it ends at the nearest road: no next nearest road when none joins it (`nextRoadCandidateLimit`).
+        openRoadsOnly.nextRoadCandidateLimit = 0
         let router = Router(graph: graph, configuration: openRoadsOnly)
         var rng = SeededGenerator(seed: UInt64(graphSeed) + 77)
         let projection = LocalProjection(origin: FixtureMap.origin)
