@@ -419,8 +419,9 @@ struct CandidateScratch {
         }
     }
 
-    /// True the first time `edge` is offered in a search.
-    mutating func firstSight(of edge: Int) -> Bool {
+    /// True the first time `edge` is offered in a search. Inlined: a call here spilled and reloaded the candidate
+    /// loop's registers for every edge whose box is in reach.
+    @inline(__always) mutating func firstSight(of edge: Int) -> Bool {
         if 2 * (seenCount + 1) > seenSlots.count { grow() }
         let key = UInt32(edge) &+ 1
         let mask = seenSlots.count - 1
@@ -438,7 +439,7 @@ struct CandidateScratch {
         }
     }
 
-    private mutating func grow() {
+    @inline(never) private mutating func grow() {
         let old = seenSlots
         seenSlots = [UInt32](repeating: 0, count: old.count * 2)
         seenCount = 0
