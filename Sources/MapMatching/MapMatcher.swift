@@ -564,10 +564,8 @@ public final class MapMatcher {
         let states = step.states
         let previousStates = previous.states
         let previousScore = previous.score
-        transition.removeAll(keepingCapacity: true)
-        transition.append(contentsOf: repeatElement(-Double.infinity, count: m * n))
-        advance.removeAll(keepingCapacity: true)
-        advance.append(contentsOf: repeatElement(0.0, count: m * n))
+        transition.refill(-Double.infinity, count: m * n)
+        advance.refill(0.0, count: m * n)
         for (k, (a, _)) in coastSources.enumerated() {
             transition[a * n + roadCount + k] = coastLog
         }
@@ -720,10 +718,8 @@ public final class MapMatcher {
         }
         swap(&transition, &step.transition)
         swap(&advance, &step.advance)
-        step.score.removeAll(keepingCapacity: true)
-        step.score.append(contentsOf: repeatElement(-Double.infinity, count: n))
-        step.back.removeAll(keepingCapacity: true)
-        step.back.append(contentsOf: repeatElement(Int32(-1), count: n))
+        step.score.refill(-Double.infinity, count: n)
+        step.back.refill(Int32(-1), count: n)
         step.recompute(from: previous)
     }
 
@@ -732,8 +728,7 @@ public final class MapMatcher {
     /// The best path's state at window position `position`, traced back from the newest step.
     private func bestPath(into path: inout [Int]) {
         let window = self.window  // one access to the property, not one per step
-        path.removeAll(keepingCapacity: true)
-        path.append(contentsOf: repeatElement(-1, count: window.count))
+        path.refill(-1, count: window.count)
         guard var s = window.last?.bestState else { return }
         for p in stride(from: window.count - 1, through: 0, by: -1) {
             path[p] = s

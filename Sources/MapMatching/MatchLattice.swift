@@ -118,8 +118,7 @@ final class LatticeStep {
         let n = states.count
         var unnormalised: [Double] = []
         swap(&unnormalised, &self.unnormalised)
-        unnormalised.removeAll(keepingCapacity: true)
-        unnormalised.append(contentsOf: repeatElement(-Double.infinity, count: n))
+        unnormalised.refill(-Double.infinity, count: n)
         // Only predecessors with a finite score can win (−∞ + anything never beats −∞, and NaN never compares
         // greater): after a decision all but one of the decided step's scores are −∞, and pruned states' rows hold
         // −∞. Their indices in increasing order keep the first-best tie-break.
@@ -206,4 +205,18 @@ final class LatticeStep {
 
     /// Scratch of `recompute` (scores before normalisation).
     private var unnormalised: [Double] = []
+}
+
+extension Array {
+    /// Makes the array `n` copies of `value`, reusing its buffer. `removeAll(keepingCapacity:)` followed by
+    /// `append(contentsOf: repeatElement(value, count: n))` stored the elements one at a time through the generic
+    /// sequence path (the lattice's matrices are refilled on every fix); this writes them in one pass over the buffer.
+    @inline(__always) mutating func refill(_ value: Element, count n: Int) {
+        if count > n {
+            removeLast(count - n)
+        } else if count < n {
+            append(contentsOf: repeatElement(value, count: n - count))
+        }
+        withUnsafeMutableBufferPointer { $0.update(repeating: value) }
+    }
 }
