@@ -328,9 +328,15 @@ final class RoadDistanceCache {
             treeOfNode.set(node, trees.count)
             trees.append(tree)
         } else {
+            // The least recently used tree (the first of them on ties), not one used in this step.
             var victim = -1
-            for (i, t) in trees.enumerated() where t.lastUsed != step {
-                if victim < 0 || t.lastUsed < trees[victim].lastUsed { victim = i }
+            var oldest = Int.max
+            for i in trees.indices {
+                let used = trees[i].lastUsed
+                if used != step && used < oldest {
+                    oldest = used
+                    victim = i
+                }
             }
             if victim < 0 {
                 tree = DistanceTree()
