@@ -46,7 +46,10 @@ public final class MapMatcher {
     public let index: RoadGeometryIndex
     public let mode: TravelMode
     public let configuration: MapMatchingConfiguration
-    public private(set) var route: ActiveRoute?
+    /// Unchecked exclusivity here and on the candidate buffers, `history`, `pathEdges` and `recentFixes` below (as on
+    /// `window`): the matcher is used from one thread and no access to them overlaps another; each checked access
+    /// cost a runtime call (about 15 per fix).
+    @exclusivity(unchecked) public private(set) var route: ActiveRoute?
 
     private let distances: RoadDistanceCache
     /// True when roads closed to `mode` are candidates (`closedRoadPenalty`).
@@ -55,8 +58,8 @@ public final class MapMatcher {
     /// The model for the newest fix's provisional answer: without the constant-acceleration fit, whose one-sided
     /// estimate at the end of the window is noisier than the constant-velocity one.
     private let provisionalSmootherModel: AlongRoadSmoother.Model
-    private var scratch: CandidateScratch
-    private var candidateBuffer: [RoadCandidate] = []
+    @exclusivity(unchecked) private var scratch: CandidateScratch
+    @exclusivity(unchecked) private var candidateBuffer: [RoadCandidate] = []
     /// Reused buffer of the road search targets of one transition.
     private var searchTargets: [(node: NodeID, withinMeters: Double)] = []
     /// Reused buffer of the coasting anchors of one transition (an allocation per fix before).
@@ -73,11 +76,11 @@ public final class MapMatcher {
     private var nextFixIndex = 0
 
     // Decided path, for smoothing and for walking back along the road.
-    private var history: [OdometerSample] = []
+    @exclusivity(unchecked) private var history: [OdometerSample] = []
     /// Number of standing fixes at the end of `history`.
     private var historyStandingRun = 0
     /// Directed edges of the decided path with the odometer at each edge's source.
-    private var pathEdges: [(edge: EdgeID, start: Double)] = []
+    @exclusivity(unchecked) private var pathEdges: [(edge: EdgeID, start: Double)] = []
     /// Odometer at the last decided road position (the anchor while coasting), metres.
     private var lastDistance = 0.0
     private var lastRouteDistance = 0.0
@@ -86,7 +89,7 @@ public final class MapMatcher {
     /// The road position of the last decided road state, if the current segment has one.
     private var lastDecidedRoad: (edge: EdgeID, offset: Double, time: Double)?
     /// The last few fixes, for inferring a speed when fixes carry none.
-    private var recentFixes: [(time: Double, coordinate: Coordinate)] = []
+    @exclusivity(unchecked) private var recentFixes: [(time: Double, coordinate: Coordinate)] = []
     /// Reused buffer of `inferredMotion`.
     private var speedInferencePoints: [(t: Double, x: Double, y: Double, dropped: Bool)] = []
     /// Running sums of the current run of stationary fixes (speed below `stationarySpeedMetersPerSecond`).

@@ -273,8 +273,8 @@ final class RoadDistanceCache {
     /// `LatticeStep`).
     @exclusivity(unchecked) private var trees: [DistanceTree] = []
     @exclusivity(unchecked) private var treeOfNode = NodeSlotMap()
-    /// The current step (trees used in it are not evicted).
-    var step = 0
+    /// The current step (trees used in it are not evicted). Unchecked, as `trees`.
+    @exclusivity(unchecked) var step = 0
     /// Maximum number of cached trees.
     let capacity: Int
     /// Number of searches run (for tests and benchmarks).
