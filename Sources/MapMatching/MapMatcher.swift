@@ -541,13 +541,22 @@ public final class MapMatcher {
         swap(&coastSources, &coastSourceBuffer)
         defer { swap(&coastSources, &coastSourceBuffer) }
         coastSources.removeAll(keepingCapacity: true)
-        for (a, s) in previous.states.enumerated() where previous.score[a].isFinite {
-            guard s.coastCount < configuration.maximumCoastedFixes,
-                  fix.timestamp - s.referenceTime <= configuration.maximumCoastSeconds else { continue }
-            coastSources.append((a, previous.score[a]))
+        // The `coastAnchors` best, best first, equal scores in state order (what a stable sort of all of them kept):
+        // each goes in after the kept ones that score at least as well.
+        let anchors = max(0, configuration.coastAnchors)
+        do {
+            let states = previous.states, scores = previous.score
+            for a in states.indices where scores[a].isFinite {
+                guard states[a].coastCount < configuration.maximumCoastedFixes,
+                      fix.timestamp - states[a].referenceTime <= configuration.maximumCoastSeconds else { continue }
+                let score = scores[a]
+                var i = coastSources.count
+                while i > 0 && coastSources[i - 1].score < score { i -= 1 }
+                guard i < anchors else { continue }
+                coastSources.insert((a, score), at: i)
+                if coastSources.count > anchors { coastSources.removeLast() }
+            }
         }
-        coastSources.sort { $0.score > $1.score }
-        if coastSources.count > configuration.coastAnchors { coastSources.removeLast(coastSources.count - configuration.coastAnchors) }
         for (a, _) in coastSources {
             var s = previous.states[a]
             s.coastCount += 1
