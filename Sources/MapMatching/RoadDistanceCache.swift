@@ -365,10 +365,7 @@ final class RoadDistanceCache {
     private func search(from source: NodeID, bound: Double, targets: ArraySlice<(node: NodeID, withinMeters: Double)>?,
                         into tree: DistanceTree, resuming: Bool = false) {
         searchCount += 1
-        let firstOut = index.firstOutEdge, edgeTargets = index.edgeTarget, access = index.edgeAccess
-        let passable = index.nodePassable, lengths = index.edgeLength
         let modeBits = mask.rawValue
-        let closedRoads = index.closedRoadModes
         let closedBits: UInt8 = closedRoadLengthFactor == nil ? 0 : modeBits
         let closedFactor = closedRoadLengthFactor ?? 1
         let scratch = self.scratch
@@ -405,45 +402,50 @@ final class RoadDistanceCache {
         var pendingBits: UInt64 = 0
         for t in pending.elements { pendingBits |= 1 << UInt64(t.node & 63) }
         var reached = bound
-        while !heap.isEmpty {
-            // Looked at before it is taken: the entry that ends the search stays in the heap for a resumed search.
-            let (d, u) = heap.peekMin()
-            if d > cost[Int(u)] {
-                heap.removeMin()
-                continue
-            }
-            if d > limit {
-                if limit < bound { reached = d.nextDown }
-                break
-            }
-            heap.removeMin()
-            settled.append(u)
-            let node = Int(u)
-            if !pending.isEmpty && (pendingBits >> UInt64(u & 63)) & 1 != 0 {
-                var removed = false
-                var i = 0
-                while i < pending.count {
-                    if pending[i].node == u {
-                        pending.swapRemove(at: i)
-                        removed = true
-                    } else {
-                        i += 1
-                    }
+        // The index's arrays through buffer pointers: no bounds checks per edge looked at.
+        index.withSearchArrays { g in
+            let firstOut = g.firstOutEdge, edgeTargets = g.edgeTarget, access = g.edgeAccess
+            let passable = g.nodePassable, lengths = g.edgeLength, closedRoads = g.closedRoadModes
+            while !heap.isEmpty {
+                // Looked at before it is taken: the entry that ends the search stays in the heap for a resumed search.
+                let (d, u) = heap.peekMin()
+                if d > cost[Int(u)] {
+                    heap.removeMin()
+                    continue
                 }
-                if removed { limit = min(bound, max(d + targetSlackMeters, pendingLimit(pending))) }
-            }
-            if u != source && passable[node] & modeBits == 0 { continue }
-            for e in Int(firstOut[node])..<Int(firstOut[node + 1]) {
-                let open = access[e] & modeBits != 0
-                if !open && closedRoads[e] & closedBits == 0 { continue }
-                let v = edgeTargets[e]
-                let nd = d + (open ? lengths[e] : lengths[e] * closedFactor)
-                let vi = Int(v)
-                if stamp[vi] == current && cost[vi] <= nd { continue }
-                stamp[vi] = current
-                cost[vi] = nd
-                parent[vi] = UInt32(e)
-                heap.push(nd, v)
+                if d > limit {
+                    if limit < bound { reached = d.nextDown }
+                    break
+                }
+                heap.removeMin()
+                settled.append(u)
+                let node = Int(u)
+                if !pending.isEmpty && (pendingBits >> UInt64(u & 63)) & 1 != 0 {
+                    var removed = false
+                    var i = 0
+                    while i < pending.count {
+                        if pending[i].node == u {
+                            pending.swapRemove(at: i)
+                            removed = true
+                        } else {
+                            i += 1
+                        }
+                    }
+                    if removed { limit = min(bound, max(d + targetSlackMeters, pendingLimit(pending))) }
+                }
+                if u != source && passable[node] & modeBits == 0 { continue }
+                for e in Int(firstOut[node])..<Int(firstOut[node + 1]) {
+                    let open = access[e] & modeBits != 0
+                    if !open && closedRoads[e] & closedBits == 0 { continue }
+                    let v = edgeTargets[e]
+                    let nd = d + (open ? lengths[e] : lengths[e] * closedFactor)
+                    let vi = Int(v)
+                    if stamp[vi] == current && cost[vi] <= nd { continue }
+                    stamp[vi] = current
+                    cost[vi] = nd
+                    parent[vi] = UInt32(e)
+                    heap.push(nd, v)
+                }
             }
         }
         let nodes = settled.elements

@@ -232,6 +232,36 @@ public final class RoadGeometryIndex: Sendable {
         closedRoadModes = (0..<e).map { graph.motorModesClosedByTags(of: EdgeID($0)).rawValue }
     }
 
+    /// The arrays the bounded road searches read, as buffer pointers (valid only inside `withSearchArrays`).
+    struct SearchArrays {
+        let firstOutEdge: UnsafeBufferPointer<UInt32>
+        let edgeTarget: UnsafeBufferPointer<UInt32>
+        let edgeAccess: UnsafeBufferPointer<UInt8>
+        let edgeLength: UnsafeBufferPointer<Double>
+        let nodePassable: UnsafeBufferPointer<UInt8>
+        let closedRoadModes: UnsafeBufferPointer<UInt8>
+    }
+
+    /// Calls `body` with the search arrays. A search looks at every edge out of every node it settles, and array
+    /// subscripts checked the bounds of four or five arrays per edge; the arrays are sized together in `init` (node
+    /// arrays by the graph's node count, edge arrays by its edge count, `firstOutEdge` holding edge indices).
+    @inline(__always) func withSearchArrays<R>(_ body: (SearchArrays) -> R) -> R {
+        firstOutEdge.withUnsafeBufferPointer { firstOut in
+            edgeTarget.withUnsafeBufferPointer { target in
+                edgeAccess.withUnsafeBufferPointer { access in
+                    edgeLength.withUnsafeBufferPointer { length in
+                        nodePassable.withUnsafeBufferPointer { passable in
+                            closedRoadModes.withUnsafeBufferPointer { closed in
+                                body(SearchArrays(firstOutEdge: firstOut, edgeTarget: target, edgeAccess: access,
+                                                  edgeLength: length, nodePassable: passable, closedRoadModes: closed))
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     /// True when `e` is closed to `mode` by its tags but is a road the mode could drive (see `closedRoadModes`).
     @inline(__always) public func isClosedRoad(_ e: EdgeID, for mode: TravelMode) -> Bool {
         closedRoadModes[Int(e)] & ModeMask(mode).rawValue != 0
