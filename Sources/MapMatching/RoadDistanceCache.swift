@@ -459,7 +459,8 @@ final class RoadDistanceCache {
     }
 
     /// The farthest distance an unsettled target still needs, metres (-infinity when none).
-    @inline(__always) private func pendingLimit(_ pending: ScratchBuffer<(node: NodeID, withinMeters: Double)>) -> Double {
+    @inline(__always)
+    private func pendingLimit(_ pending: ScratchBuffer<(node: NodeID, withinMeters: Double)>) -> Double {
         var limit = -Double.infinity
         for t in pending.elements where t.withinMeters > limit { limit = t.withinMeters }
         return limit

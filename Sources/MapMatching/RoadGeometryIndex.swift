@@ -347,42 +347,56 @@ public final class RoadGeometryIndex: Sendable {
         let boxLat = dLat * 1.000_001 + 1e-9, boxLon = dLon * 1.000_001 + 1e-9
         scratch.roads.removeAll(keepingCapacity: true)
         scratch.startSearch()
-        for r in r0...r1 {
-            for c in c0...c1 {
-                let cell = r * columns + c
-                for k in Int(cellFirst[cell])..<Int(cellFirst[cell + 1]) {
-                    let e = Int(cellEdges[k])
-                    let box = edgeBoxes[e]
-                    if point.latitude < Double(box.minLatitude) - boxLat || point.latitude > Double(box.maxLatitude) + boxLat
-                        || point.longitude < Double(box.minLongitude) - boxLon
-                        || point.longitude > Double(box.maxLongitude) + boxLon { continue }
-                    if !scratch.firstSight(of: e) { continue }
-                    let edge = EdgeID(e)
-                    let twin = reverse(of: edge)
-                    let forwardClosed = closedRoadModes[e] & closedMask != 0
-                    let backwardClosed = twin.map { closedRoadModes[Int($0)] & closedMask != 0 } ?? false
-                    let forwardOpen = forwardClosed || edgeAccess[e] & modeBits == modeBits
-                    let backwardOpen = backwardClosed || (twin.map { edgeAccess[Int($0)] & modeBits == modeBits } ?? false)
-                    if !forwardOpen && !backwardOpen { continue }
-                    // Closest point of the shape, in an equirectangular frame around the fix.
-                    let lo = Int(firstVertex[e]), hi = Int(firstVertex[e + 1])
-                    var best = Double.infinity, bestV = lo, bestT = 0.0
-                    var px = (longitudes[lo] - point.longitude) * kx, py = (latitudes[lo] - point.latitude) * ky
-                    for v in (lo + 1)..<hi {
-                        let x = (longitudes[v] - point.longitude) * kx, y = (latitudes[v] - point.latitude) * ky
-                        let dx = x - px, dy = y - py
-                        let len2 = dx * dx + dy * dy
-                        let t = len2 > 0 ? min(1, max(0, -(px * dx + py * dy) / len2)) : 0
-                        let qx = px + t * dx, qy = py + t * dy
-                        let d2 = qx * qx + qy * qy
-                        if d2 < best { best = d2; bestV = v - 1; bestT = t }
-                        px = x; py = y
+        // The shapes, boxes and cell lists through buffer pointers: no bounds checks per edge and shape point.
+        latitudes.withUnsafeBufferPointer { latitudes in
+            longitudes.withUnsafeBufferPointer { longitudes in
+                edgeBoxes.withUnsafeBufferPointer { edgeBoxes in
+                    cellEdges.withUnsafeBufferPointer { cellEdges in
+                        for r in r0...r1 {
+                            for c in c0...c1 {
+                                let cell = r * columns + c
+                                for k in Int(cellFirst[cell])..<Int(cellFirst[cell + 1]) {
+                                    let e = Int(cellEdges[k])
+                                    let box = edgeBoxes[e]
+                                    if point.latitude < Double(box.minLatitude) - boxLat
+                                        || point.latitude > Double(box.maxLatitude) + boxLat
+                                        || point.longitude < Double(box.minLongitude) - boxLon
+                                        || point.longitude > Double(box.maxLongitude) + boxLon { continue }
+                                    if !scratch.firstSight(of: e) { continue }
+                                    let edge = EdgeID(e)
+                                    let twin = reverse(of: edge)
+                                    let forwardClosed = closedRoadModes[e] & closedMask != 0
+                                    let backwardClosed = twin.map { closedRoadModes[Int($0)] & closedMask != 0 }
+                                        ?? false
+                                    let forwardOpen = forwardClosed || edgeAccess[e] & modeBits == modeBits
+                                    let backwardOpen = backwardClosed
+                                        || (twin.map { edgeAccess[Int($0)] & modeBits == modeBits } ?? false)
+                                    if !forwardOpen && !backwardOpen { continue }
+                                    // Closest point of the shape, in an equirectangular frame around the fix.
+                                    let lo = Int(firstVertex[e]), hi = Int(firstVertex[e + 1])
+                                    var best = Double.infinity, bestV = lo, bestT = 0.0
+                                    var px = (longitudes[lo] - point.longitude) * kx
+                                    var py = (latitudes[lo] - point.latitude) * ky
+                                    for v in (lo + 1)..<hi {
+                                        let x = (longitudes[v] - point.longitude) * kx
+                                        let y = (latitudes[v] - point.latitude) * ky
+                                        let dx = x - px, dy = y - py
+                                        let len2 = dx * dx + dy * dy
+                                        let t = len2 > 0 ? min(1, max(0, -(px * dx + py * dy) / len2)) : 0
+                                        let qx = px + t * dx, qy = py + t * dy
+                                        let d2 = qx * qx + qy * qy
+                                        if d2 < best { best = d2; bestV = v - 1; bestT = t }
+                                        px = x; py = y
+                                    }
+                                    if best > r2 { continue }
+                                    let offset = along[bestV] + (along[bestV + 1] - along[bestV]) * bestT
+                                    scratch.roads.append(CandidateScratch.Road(
+                                        edge: edge, offset: offset, distance: best.squareRoot(), forward: forwardOpen,
+                                        twin: backwardOpen ? twin : nil, closed: forwardClosed || backwardClosed))
+                                }
+                            }
+                        }
                     }
-                    if best > r2 { continue }
-                    let offset = along[bestV] + (along[bestV + 1] - along[bestV]) * bestT
-                    scratch.roads.append(CandidateScratch.Road(edge: edge, offset: offset, distance: best.squareRoot(),
-                                                               forward: forwardOpen, twin: backwardOpen ? twin : nil,
-                                                               closed: forwardClosed || backwardClosed))
                 }
             }
         }
