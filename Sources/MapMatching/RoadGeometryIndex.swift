@@ -401,7 +401,21 @@ public final class RoadGeometryIndex: Sendable {
             }
         }
         if scratch.roads.count > 1 {
-            scratch.roads.sort { $0.distance != $1.distance ? $0.distance < $1.distance : $0.edge < $1.edge }
+            // Insertion sort in place on a buffer pointer (a few dozen roads; the library's sort went through its
+            // generic stable-sort entry with a closure). (distance, edge) orders the roads totally (each edge once,
+            // distances finite), so any sort gives this order.
+            scratch.roads.withUnsafeMutableBufferPointer { roads in
+                for i in 1..<roads.count {
+                    let road = roads[i]
+                    var j = i
+                    while j > 0 && (roads[j - 1].distance > road.distance
+                        || (roads[j - 1].distance == road.distance && roads[j - 1].edge > road.edge)) {
+                        roads[j] = roads[j - 1]
+                        j -= 1
+                    }
+                    roads[j] = road
+                }
+            }
         }
         // Closed roads have slots of their own: a pedestrian street must not push an open road out.
         var openRoads = 0, closedRoads = 0
