@@ -171,24 +171,34 @@ enum AlongRoadSmoother {
                     }
                 }
             }
-            // First the near neighbours alone, then every neighbour that agrees with them: a stretch of older
-            // positions offset by a detour on the decided path must not drag the estimate.
-            func mean(nearOnly: Bool, within limit: Double?, of center: Double) -> Double? {
-                var sumW = 0.0, sumWX = 0.0
+            // The observations moved once, in the order `forEachMoved` gives them (the means below pass over them
+            // two or three times, and summing in the same order gives the same bits).
+            return withUnsafeTemporaryAllocation(of: (value: Double, variance: Double, near: Bool).self,
+                                                 capacity: samples.count) { moved in
+                var movedCount = 0
                 forEachMoved { value, variance, near in
-                    if nearOnly && !near { return }
-                    if let limit, abs(value - center) > limit * variance.squareRoot() { return }
-                    sumW += 1 / variance
-                    sumWX += value / variance
+                    moved[movedCount] = (value, variance, near)
+                    movedCount += 1
                 }
-                return sumW > 0 ? sumWX / sumW : nil
+                // First the near neighbours alone, then every neighbour that agrees with them: a stretch of older
+                // positions offset by a detour on the decided path must not drag the estimate.
+                func mean(nearOnly: Bool, within limit: Double?, of center: Double) -> Double? {
+                    var sumW = 0.0, sumWX = 0.0
+                    for (value, variance, near) in moved[..<movedCount] {
+                        if nearOnly && !near { continue }
+                        if let limit, abs(value - center) > limit * variance.squareRoot() { continue }
+                        sumW += 1 / variance
+                        sumWX += value / variance
+                    }
+                    return sumW > 0 ? sumWX / sumW : nil
+                }
+                guard let nearMean = mean(nearOnly: true, within: nil, of: 0) ?? mean(nearOnly: false, within: nil, of: 0)
+                else { return (nil, samples[target].speed) }
+                if model.rejectionSigmas > 0, let all = mean(nearOnly: false, within: model.rejectionSigmas, of: nearMean) {
+                    return (all, samples[target].speed)
+                }
+                return (mean(nearOnly: false, within: nil, of: 0) ?? nearMean, samples[target].speed)
             }
-            guard let nearMean = mean(nearOnly: true, within: nil, of: 0) ?? mean(nearOnly: false, within: nil, of: 0)
-            else { return (nil, samples[target].speed) }
-            if model.rejectionSigmas > 0, let all = mean(nearOnly: false, within: model.rejectionSigmas, of: nearMean) {
-                return (all, samples[target].speed)
-            }
-            return (mean(nearOnly: false, within: nil, of: 0) ?? nearMean, samples[target].speed)
         }
         if model.standingRunSmoothing, samples[target].speed == 0 {
             // A standing fix without speeds in the window: the fixes of its own stop (standing samples, speed 0, next

@@ -46,7 +46,10 @@ public final class MapMatcher {
     public let index: RoadGeometryIndex
     public let mode: TravelMode
     public let configuration: MapMatchingConfiguration
-    public private(set) var route: ActiveRoute?
+    /// Unchecked exclusivity here and on the candidate buffers, `history`, `pathEdges` and `recentFixes` below (as on
+    /// `window`): the matcher is used from one thread and no access to them overlaps another; each checked access
+    /// cost a runtime call (about 15 per fix).
+    @exclusivity(unchecked) public private(set) var route: ActiveRoute?
 
     private let distances: RoadDistanceCache
     /// True when roads closed to `mode` are candidates (`closedRoadPenalty`).
@@ -55,8 +58,8 @@ public final class MapMatcher {
     /// The model for the newest fix's provisional answer: without the constant-acceleration fit, whose one-sided
     /// estimate at the end of the window is noisier than the constant-velocity one.
     private let provisionalSmootherModel: AlongRoadSmoother.Model
-    private var scratch: CandidateScratch
-    private var candidateBuffer: [RoadCandidate] = []
+    @exclusivity(unchecked) private var scratch: CandidateScratch
+    @exclusivity(unchecked) private var candidateBuffer: [RoadCandidate] = []
     /// Reused buffer of the road search targets of one transition.
     private var searchTargets: [(node: NodeID, withinMeters: Double)] = []
     /// Reused buffer of the coasting anchors of one transition (an allocation per fix before).
@@ -73,11 +76,11 @@ public final class MapMatcher {
     private var nextFixIndex = 0
 
     // Decided path, for smoothing and for walking back along the road.
-    private var history: [OdometerSample] = []
+    @exclusivity(unchecked) private var history: [OdometerSample] = []
     /// Number of standing fixes at the end of `history`.
     private var historyStandingRun = 0
     /// Directed edges of the decided path with the odometer at each edge's source.
-    private var pathEdges: [(edge: EdgeID, start: Double)] = []
+    @exclusivity(unchecked) private var pathEdges: [(edge: EdgeID, start: Double)] = []
     /// Odometer at the last decided road position (the anchor while coasting), metres.
     private var lastDistance = 0.0
     private var lastRouteDistance = 0.0
@@ -86,7 +89,7 @@ public final class MapMatcher {
     /// The road position of the last decided road state, if the current segment has one.
     private var lastDecidedRoad: (edge: EdgeID, offset: Double, time: Double)?
     /// The last few fixes, for inferring a speed when fixes carry none.
-    private var recentFixes: [(time: Double, coordinate: Coordinate)] = []
+    @exclusivity(unchecked) private var recentFixes: [(time: Double, coordinate: Coordinate)] = []
     /// Reused buffer of `lookAheadSpeed`.
     private var lookAheadFixes: [(time: Double, coordinate: Coordinate)] = []
     /// Reused buffer of `inferredMotion`.
@@ -607,13 +610,22 @@ public final class MapMatcher {
         swap(&coastSources, &coastSourceBuffer)
         defer { swap(&coastSources, &coastSourceBuffer) }
         coastSources.removeAll(keepingCapacity: true)
-        for (a, s) in previous.states.enumerated() where previous.score[a].isFinite {
-            guard s.coastCount < configuration.maximumCoastedFixes,
-                  fix.timestamp - s.referenceTime <= configuration.maximumCoastSeconds else { continue }
-            coastSources.append((a, previous.score[a]))
+        // The `coastAnchors` best, best first, equal scores in state order (what a stable sort of all of them kept):
+        // each goes in after the kept ones that score at least as well.
+        let anchors = max(0, configuration.coastAnchors)
+        do {
+            let states = previous.states, scores = previous.score
+            for a in states.indices where scores[a].isFinite {
+                guard states[a].coastCount < configuration.maximumCoastedFixes,
+                      fix.timestamp - states[a].referenceTime <= configuration.maximumCoastSeconds else { continue }
+                let score = scores[a]
+                var i = coastSources.count
+                while i > 0 && coastSources[i - 1].score < score { i -= 1 }
+                guard i < anchors else { continue }
+                coastSources.insert((a, score), at: i)
+                if coastSources.count > anchors { coastSources.removeLast() }
+            }
         }
-        coastSources.sort { $0.score > $1.score }
-        if coastSources.count > configuration.coastAnchors { coastSources.removeLast(coastSources.count - configuration.coastAnchors) }
         for (a, _) in coastSources {
             var s = previous.states[a]
             s.coastCount += 1
@@ -633,10 +645,8 @@ public final class MapMatcher {
         let states = step.states
         let previousStates = previous.states
         let previousScore = previous.score
-        transition.removeAll(keepingCapacity: true)
-        transition.append(contentsOf: repeatElement(-Double.infinity, count: m * n))
-        advance.removeAll(keepingCapacity: true)
-        advance.append(contentsOf: repeatElement(0.0, count: m * n))
+        transition.refill(-Double.infinity, count: m * n)
+        advance.refill(0.0, count: m * n)
         for (k, (a, _)) in coastSources.enumerated() {
             transition[a * n + roadCount + k] = coastLog
         }
@@ -789,10 +799,8 @@ public final class MapMatcher {
         }
         swap(&transition, &step.transition)
         swap(&advance, &step.advance)
-        step.score.removeAll(keepingCapacity: true)
-        step.score.append(contentsOf: repeatElement(-Double.infinity, count: n))
-        step.back.removeAll(keepingCapacity: true)
-        step.back.append(contentsOf: repeatElement(Int32(-1), count: n))
+        step.score.refill(-Double.infinity, count: n)
+        step.back.refill(Int32(-1), count: n)
         step.recompute(from: previous)
     }
 
@@ -801,8 +809,7 @@ public final class MapMatcher {
     /// The best path's state at window position `position`, traced back from the newest step.
     private func bestPath(into path: inout [Int]) {
         let window = self.window  // one access to the property, not one per step
-        path.removeAll(keepingCapacity: true)
-        path.append(contentsOf: repeatElement(-1, count: window.count))
+        path.refill(-1, count: window.count)
         guard var s = window.last?.bestState else { return }
         for p in stride(from: window.count - 1, through: 0, by: -1) {
             path[p] = s

@@ -118,28 +118,31 @@ final class LatticeStep {
         let n = states.count
         var unnormalised: [Double] = []
         swap(&unnormalised, &self.unnormalised)
-        unnormalised.removeAll(keepingCapacity: true)
-        unnormalised.append(contentsOf: repeatElement(-Double.infinity, count: n))
+        unnormalised.refill(-Double.infinity, count: n)
         // Only predecessors with a finite score can win (−∞ + anything never beats −∞, and NaN never compares
         // greater): after a decision all but one of the decided step's scores are −∞, and pruned states' rows hold
-        // −∞. Their indices in increasing order keep the first-best tie-break.
-        var live: [Int32] = []
-        swap(&live, &self.live)
-        live.removeAll(keepingCapacity: true)
-        for a in 0..<previousCount where previousScore[a] > -Double.infinity { live.append(Int32(a)) }
-        // Through buffer pointers: no uniqueness or bounds checks per state and pair.
-        let changed = score.withUnsafeMutableBufferPointer { score in
-            back.withUnsafeMutableBufferPointer { back in
-                states.withUnsafeMutableBufferPointer { states in
-                    unnormalised.withUnsafeMutableBufferPointer { unnormalised in
-                        transition.withUnsafeBufferPointer { t in
-                            advance.withUnsafeBufferPointer { advance in
-                                previousScore.withUnsafeBufferPointer { p in
-                                    previousStates.withUnsafeBufferPointer { previousStates in
-                                        live.withUnsafeBufferPointer { live in
+        // −∞. Their indices in increasing order keep the first-best tie-break. In a temporary buffer: an array's
+        // append checked its uniqueness, a runtime call per live state.
+        let changed = withUnsafeTemporaryAllocation(of: Int32.self, capacity: max(1, previousCount)) { liveBuffer in
+            var liveCount = 0
+            for a in 0..<previousCount where previousScore[a] > -Double.infinity {
+                liveBuffer[liveCount] = Int32(a)
+                liveCount += 1
+            }
+            let live = UnsafeBufferPointer(rebasing: liveBuffer[..<liveCount])
+            // Through buffer pointers: no uniqueness or bounds checks per state and pair.
+            return score.withUnsafeMutableBufferPointer { score in
+                back.withUnsafeMutableBufferPointer { back in
+                    states.withUnsafeMutableBufferPointer { states in
+                        unnormalised.withUnsafeMutableBufferPointer { unnormalised in
+                            transition.withUnsafeBufferPointer { t in
+                                advance.withUnsafeBufferPointer { advance in
+                                    previousScore.withUnsafeBufferPointer { p in
+                                        previousStates.withUnsafeBufferPointer { previousStates in
                                             Self.recompute(score: score, back: back, states: states,
-                                                           unnormalised: unnormalised, transition: t, advance: advance,
-                                                           previousScore: p, previousStates: previousStates, live: live)
+                                                           unnormalised: unnormalised, transition: t,
+                                                           advance: advance, previousScore: p,
+                                                           previousStates: previousStates, live: live)
                                         }
                                     }
                                 }
@@ -153,12 +156,8 @@ final class LatticeStep {
         swap(&back, &self.back)
         swap(&states, &self.states)
         swap(&unnormalised, &self.unnormalised)
-        swap(&live, &self.live)
         return changed
     }
-
-    /// Scratch of `recompute` (the previous step's states with a finite score).
-    private var live: [Int32] = []
 
     /// The loops of `recompute(from:)`.
     private static func recompute(score: UnsafeMutableBufferPointer<Double>, back: UnsafeMutableBufferPointer<Int32>,
@@ -174,7 +173,8 @@ final class LatticeStep {
             var arg: Int32 = -1
             for a32 in live {
                 let a = Int(a32)
-                let v = p[a] + t[a * n + b]
+                // Wrapping index arithmetic: a < previous count and b < n, so a·n + b < the matrix's size.
+                let v = p[a] + t[a &* n &+ b]
                 if v > best { best = v; arg = a32 }
             }
             let value = best + states[b].emission
@@ -183,13 +183,13 @@ final class LatticeStep {
             if back[b] != arg { changed = true }
             back[b] = arg
             if arg >= 0 {
-                let a = previousStates[Int(arg)]
+                let aEdge = previousStates[Int(arg)].edge
                 let arrived: EdgeID
-                if a.edge == states[b].edge {
-                    arrived = a.arrivedFrom
+                if aEdge == states[b].edge {
+                    arrived = previousStates[Int(arg)].arrivedFrom
                 } else {
                     let move = advance[Int(arg) * n + b]
-                    arrived = move < 0 || move.isNaN ? .max : a.edge
+                    arrived = move < 0 || move.isNaN ? .max : aEdge
                 }
                 if states[b].arrivedFrom != arrived { changed = true }
                 states[b].arrivedFrom = arrived
@@ -206,4 +206,18 @@ final class LatticeStep {
 
     /// Scratch of `recompute` (scores before normalisation).
     private var unnormalised: [Double] = []
+}
+
+extension Array {
+    /// Makes the array `n` copies of `value`, reusing its buffer. `removeAll(keepingCapacity:)` followed by
+    /// `append(contentsOf: repeatElement(value, count: n))` stored the elements one at a time through the generic
+    /// sequence path (the lattice's matrices are refilled on every fix); this writes them in one pass over the buffer.
+    @inline(__always) mutating func refill(_ value: Element, count n: Int) {
+        if count > n {
+            removeLast(count - n)
+        } else if count < n {
+            append(contentsOf: repeatElement(value, count: n - count))
+        }
+        withUnsafeMutableBufferPointer { $0.update(repeating: value) }
+    }
 }

@@ -109,7 +109,7 @@ final class DistanceTree {
     }
 
     /// Adds `nodes` (labelled in `scratch`) to the table after a resumed search, growing it as needed.
-    func append(_ nodes: [UInt32], scratch: RoadSearchScratch, bound: Double) {
+    func append(_ nodes: UnsafeBufferPointer<UInt32>, scratch: RoadSearchScratch, bound: Double) {
         self.bound = max(self.bound, bound)
         let total = table.pointee.count + nodes.count
         if total * 2 > table.pointee.capacity {
@@ -229,8 +229,10 @@ public final class RoadSearchScratch {
     let parent: UnsafeMutablePointer<UInt32>
     var currentStamp: UInt32 = 0
     let heap = NodeHeap()
-    var settled: [UInt32] = []
-    var pending: [(node: NodeID, withinMeters: Double)] = []
+    /// The nodes one search settles, in order, and the targets it has still to settle: in manually managed buffers
+    /// (an array's append checked its buffer's uniqueness, a runtime call per settled node).
+    let settled = ScratchBuffer<UInt32>()
+    let pending = ScratchBuffer<(node: NodeID, withinMeters: Double)>()
 
     public init(graph: RoadGraph) {
         let n = max(1, graph.nodeCount)
@@ -271,8 +273,8 @@ final class RoadDistanceCache {
     /// `LatticeStep`).
     @exclusivity(unchecked) private var trees: [DistanceTree] = []
     @exclusivity(unchecked) private var treeOfNode = NodeSlotMap()
-    /// The current step (trees used in it are not evicted).
-    var step = 0
+    /// The current step (trees used in it are not evicted). Unchecked, as `trees`.
+    @exclusivity(unchecked) var step = 0
     /// Maximum number of cached trees.
     let capacity: Int
     /// Number of searches run (for tests and benchmarks).
@@ -326,9 +328,15 @@ final class RoadDistanceCache {
             treeOfNode.set(node, trees.count)
             trees.append(tree)
         } else {
+            // The least recently used tree (the first of them on ties), not one used in this step.
             var victim = -1
-            for (i, t) in trees.enumerated() where t.lastUsed != step {
-                if victim < 0 || t.lastUsed < trees[victim].lastUsed { victim = i }
+            var oldest = Int.max
+            for i in trees.indices {
+                let used = trees[i].lastUsed
+                if used != step && used < oldest {
+                    oldest = used
+                    victim = i
+                }
             }
             if victim < 0 {
                 tree = DistanceTree()
@@ -357,10 +365,7 @@ final class RoadDistanceCache {
     private func search(from source: NodeID, bound: Double, targets: ArraySlice<(node: NodeID, withinMeters: Double)>?,
                         into tree: DistanceTree, resuming: Bool = false) {
         searchCount += 1
-        let firstOut = index.firstOutEdge, edgeTargets = index.edgeTarget, access = index.edgeAccess
-        let passable = index.nodePassable, lengths = index.edgeLength
         let modeBits = mask.rawValue
-        let closedRoads = index.closedRoadModes
         let closedBits: UInt8 = closedRoadLengthFactor == nil ? 0 : modeBits
         let closedFactor = closedRoadLengthFactor ?? 1
         let scratch = self.scratch
@@ -371,12 +376,9 @@ final class RoadDistanceCache {
         }
         scratch.currentStamp += 1
         let current = scratch.currentStamp
-        // Work on local copies (moved out, so no copy-on-write) to keep exclusivity checks out of the loop.
-        let heap = scratch.heap
-        var settled: [UInt32] = []
-        swap(&settled, &scratch.settled)
+        let heap = scratch.heap, settled = scratch.settled
         heap.removeAll()
-        settled.removeAll(keepingCapacity: true)
+        settled.removeAll()
         if resuming {
             resumedSearchCount += 1
             // Continue where the tree's search stopped (`settled` then holds only the nodes settled now).
@@ -389,75 +391,78 @@ final class RoadDistanceCache {
         }
         // Early stop: the search may end at `limit`, the farthest distance an unsettled target still needs (plus
         // the slack); the tree then answers exactly up to where it stopped.
-        // The targets still to settle, in the scratch's buffer (moved out and back: no allocation per search).
-        var pending: [(node: NodeID, withinMeters: Double)] = []
-        swap(&pending, &scratch.pending)
-        pending.removeAll(keepingCapacity: true)
+        // The targets still to settle, in the scratch's buffer (no allocation per search).
+        let pending = scratch.pending
+        pending.removeAll()
         if let targets {
             for t in targets where !(resuming && tree.distance(to: t.node).isFinite) { pending.append(t) }
         }
         var limit = targets == nil ? bound : min(bound, pendingLimit(pending))
         // One bit per target node (node mod 64): most settled nodes are no target, and this tells without a scan.
         var pendingBits: UInt64 = 0
-        for t in pending { pendingBits |= 1 << UInt64(t.node & 63) }
+        for t in pending.elements { pendingBits |= 1 << UInt64(t.node & 63) }
         var reached = bound
-        while !heap.isEmpty {
-            // Looked at before it is taken: the entry that ends the search stays in the heap for a resumed search.
-            let (d, u) = heap.peekMin()
-            if d > cost[Int(u)] {
-                heap.removeMin()
-                continue
-            }
-            if d > limit {
-                if limit < bound { reached = d.nextDown }
-                break
-            }
-            heap.removeMin()
-            settled.append(u)
-            let node = Int(u)
-            if !pending.isEmpty && (pendingBits >> UInt64(u & 63)) & 1 != 0 {
-                var removed = false
-                var i = 0
-                while i < pending.count {
-                    if pending[i].node == u {
-                        pending.swapAt(i, pending.count - 1)
-                        pending.removeLast()
-                        removed = true
-                    } else {
-                        i += 1
-                    }
+        // The index's arrays through buffer pointers: no bounds checks per edge looked at.
+        index.withSearchArrays { g in
+            let firstOut = g.firstOutEdge, edgeTargets = g.edgeTarget, access = g.edgeAccess
+            let passable = g.nodePassable, lengths = g.edgeLength, closedRoads = g.closedRoadModes
+            while !heap.isEmpty {
+                // Looked at before it is taken: the entry that ends the search stays in the heap for a resumed search.
+                let (d, u) = heap.peekMin()
+                if d > cost[Int(u)] {
+                    heap.removeMin()
+                    continue
                 }
-                if removed { limit = min(bound, max(d + targetSlackMeters, pendingLimit(pending))) }
-            }
-            if u != source && passable[node] & modeBits == 0 { continue }
-            for e in Int(firstOut[node])..<Int(firstOut[node + 1]) {
-                let open = access[e] & modeBits != 0
-                if !open && closedRoads[e] & closedBits == 0 { continue }
-                let v = edgeTargets[e]
-                let nd = d + (open ? lengths[e] : lengths[e] * closedFactor)
-                let vi = Int(v)
-                if stamp[vi] == current && cost[vi] <= nd { continue }
-                stamp[vi] = current
-                cost[vi] = nd
-                parent[vi] = UInt32(e)
-                heap.push(nd, v)
+                if d > limit {
+                    if limit < bound { reached = d.nextDown }
+                    break
+                }
+                heap.removeMin()
+                settled.append(u)
+                let node = Int(u)
+                if !pending.isEmpty && (pendingBits >> UInt64(u & 63)) & 1 != 0 {
+                    var removed = false
+                    var i = 0
+                    while i < pending.count {
+                        if pending[i].node == u {
+                            pending.swapRemove(at: i)
+                            removed = true
+                        } else {
+                            i += 1
+                        }
+                    }
+                    if removed { limit = min(bound, max(d + targetSlackMeters, pendingLimit(pending))) }
+                }
+                if u != source && passable[node] & modeBits == 0 { continue }
+                for e in Int(firstOut[node])..<Int(firstOut[node + 1]) {
+                    let open = access[e] & modeBits != 0
+                    if !open && closedRoads[e] & closedBits == 0 { continue }
+                    let v = edgeTargets[e]
+                    let nd = d + (open ? lengths[e] : lengths[e] * closedFactor)
+                    let vi = Int(v)
+                    if stamp[vi] == current && cost[vi] <= nd { continue }
+                    stamp[vi] = current
+                    cost[vi] = nd
+                    parent[vi] = UInt32(e)
+                    heap.push(nd, v)
+                }
             }
         }
+        let nodes = settled.elements
         if resuming {
-            tree.append(settled, scratch: scratch, bound: reached)
+            tree.append(nodes, scratch: scratch, bound: reached)
         } else {
-            tree.reset(source: source, bound: reached, expectedCount: settled.count)
-            for u in settled { tree.insert(u, distance: cost[Int(u)], parent: parent[Int(u)]) }
+            tree.reset(source: source, bound: reached, expectedCount: nodes.count)
+            for u in nodes { tree.insert(u, distance: cost[Int(u)], parent: parent[Int(u)]) }
         }
         tree.saveFrontier(heap, scratch: scratch)
-        swap(&settled, &scratch.settled)
-        swap(&pending, &scratch.pending)
     }
 
     /// The farthest distance an unsettled target still needs, metres (-infinity when none).
-    @inline(__always) private func pendingLimit(_ pending: [(node: NodeID, withinMeters: Double)]) -> Double {
+    @inline(__always)
+    private func pendingLimit(_ pending: ScratchBuffer<(node: NodeID, withinMeters: Double)>) -> Double {
         var limit = -Double.infinity
-        for t in pending where t.withinMeters > limit { limit = t.withinMeters }
+        for t in pending.elements where t.withinMeters > limit { limit = t.withinMeters }
         return limit
     }
 
@@ -477,6 +482,57 @@ final class RoadDistanceCache {
             if edges.count > 100_000 { return nil }
         }
         return edges.reversed()
+    }
+}
+
+/// A growable buffer of trivial values in manually managed memory, reused from search to search: appends without the
+/// uniqueness check of an array's (a runtime call each). Owns its memory; one per search scratch and use.
+final class ScratchBuffer<Element> {
+    // Unchecked exclusivity (a runtime check per access of a class's stored property otherwise): a scratch is used
+    // from one thread, and no access overlaps another.
+    @exclusivity(unchecked) private(set) var base: UnsafeMutablePointer<Element>
+    @exclusivity(unchecked) private(set) var count = 0
+    @exclusivity(unchecked) private var capacity: Int
+
+    init(capacity: Int = 64) {
+        self.capacity = max(1, capacity)
+        base = .allocate(capacity: self.capacity)
+    }
+
+    deinit { base.deallocate() }
+
+    var isEmpty: Bool { count == 0 }
+
+    /// The values appended since `removeAll`.
+    var elements: UnsafeBufferPointer<Element> { UnsafeBufferPointer(start: base, count: count) }
+
+    @inline(__always) subscript(i: Int) -> Element {
+        precondition(i >= 0 && i < count, "index out of range")
+        return base[i]
+    }
+
+    @inline(__always) func append(_ value: Element) {
+        if count == capacity { grow() }
+        (base + count).initialize(to: value)
+        count += 1
+    }
+
+    /// Removes element `i`, moving the last one into its place.
+    @inline(__always) func swapRemove(at i: Int) {
+        precondition(i >= 0 && i < count, "index out of range")
+        count -= 1
+        base[i] = base[count]
+    }
+
+    func removeAll() { count = 0 }
+
+    private func grow() {
+        let wanted = capacity * 2
+        let new = UnsafeMutablePointer<Element>.allocate(capacity: wanted)
+        new.moveInitialize(from: base, count: count)
+        base.deallocate()
+        base = new
+        capacity = wanted
     }
 }
 

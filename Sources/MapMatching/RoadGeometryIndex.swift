@@ -232,6 +232,36 @@ public final class RoadGeometryIndex: Sendable {
         closedRoadModes = (0..<e).map { graph.motorModesClosedByTags(of: EdgeID($0)).rawValue }
     }
 
+    /// The arrays the bounded road searches read, as buffer pointers (valid only inside `withSearchArrays`).
+    struct SearchArrays {
+        let firstOutEdge: UnsafeBufferPointer<UInt32>
+        let edgeTarget: UnsafeBufferPointer<UInt32>
+        let edgeAccess: UnsafeBufferPointer<UInt8>
+        let edgeLength: UnsafeBufferPointer<Double>
+        let nodePassable: UnsafeBufferPointer<UInt8>
+        let closedRoadModes: UnsafeBufferPointer<UInt8>
+    }
+
+    /// Calls `body` with the search arrays. A search looks at every edge out of every node it settles, and array
+    /// subscripts checked the bounds of four or five arrays per edge; the arrays are sized together in `init` (node
+    /// arrays by the graph's node count, edge arrays by its edge count, `firstOutEdge` holding edge indices).
+    @inline(__always) func withSearchArrays<R>(_ body: (SearchArrays) -> R) -> R {
+        firstOutEdge.withUnsafeBufferPointer { firstOut in
+            edgeTarget.withUnsafeBufferPointer { target in
+                edgeAccess.withUnsafeBufferPointer { access in
+                    edgeLength.withUnsafeBufferPointer { length in
+                        nodePassable.withUnsafeBufferPointer { passable in
+                            closedRoadModes.withUnsafeBufferPointer { closed in
+                                body(SearchArrays(firstOutEdge: firstOut, edgeTarget: target, edgeAccess: access,
+                                                  edgeLength: length, nodePassable: passable, closedRoadModes: closed))
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     /// True when `e` is closed to `mode` by its tags but is a road the mode could drive (see `closedRoadModes`).
     @inline(__always) public func isClosedRoad(_ e: EdgeID, for mode: TravelMode) -> Bool {
         closedRoadModes[Int(e)] & ModeMask(mode).rawValue != 0
@@ -317,47 +347,75 @@ public final class RoadGeometryIndex: Sendable {
         let boxLat = dLat * 1.000_001 + 1e-9, boxLon = dLon * 1.000_001 + 1e-9
         scratch.roads.removeAll(keepingCapacity: true)
         scratch.startSearch()
-        for r in r0...r1 {
-            for c in c0...c1 {
-                let cell = r * columns + c
-                for k in Int(cellFirst[cell])..<Int(cellFirst[cell + 1]) {
-                    let e = Int(cellEdges[k])
-                    let box = edgeBoxes[e]
-                    if point.latitude < Double(box.minLatitude) - boxLat || point.latitude > Double(box.maxLatitude) + boxLat
-                        || point.longitude < Double(box.minLongitude) - boxLon
-                        || point.longitude > Double(box.maxLongitude) + boxLon { continue }
-                    if !scratch.firstSight(of: e) { continue }
-                    let edge = EdgeID(e)
-                    let twin = reverse(of: edge)
-                    let forwardClosed = closedRoadModes[e] & closedMask != 0
-                    let backwardClosed = twin.map { closedRoadModes[Int($0)] & closedMask != 0 } ?? false
-                    let forwardOpen = forwardClosed || edgeAccess[e] & modeBits == modeBits
-                    let backwardOpen = backwardClosed || (twin.map { edgeAccess[Int($0)] & modeBits == modeBits } ?? false)
-                    if !forwardOpen && !backwardOpen { continue }
-                    // Closest point of the shape, in an equirectangular frame around the fix.
-                    let lo = Int(firstVertex[e]), hi = Int(firstVertex[e + 1])
-                    var best = Double.infinity, bestV = lo, bestT = 0.0
-                    var px = (longitudes[lo] - point.longitude) * kx, py = (latitudes[lo] - point.latitude) * ky
-                    for v in (lo + 1)..<hi {
-                        let x = (longitudes[v] - point.longitude) * kx, y = (latitudes[v] - point.latitude) * ky
-                        let dx = x - px, dy = y - py
-                        let len2 = dx * dx + dy * dy
-                        let t = len2 > 0 ? min(1, max(0, -(px * dx + py * dy) / len2)) : 0
-                        let qx = px + t * dx, qy = py + t * dy
-                        let d2 = qx * qx + qy * qy
-                        if d2 < best { best = d2; bestV = v - 1; bestT = t }
-                        px = x; py = y
+        // The shapes, boxes and cell lists through buffer pointers: no bounds checks per edge and shape point.
+        latitudes.withUnsafeBufferPointer { latitudes in
+            longitudes.withUnsafeBufferPointer { longitudes in
+                edgeBoxes.withUnsafeBufferPointer { edgeBoxes in
+                    cellEdges.withUnsafeBufferPointer { cellEdges in
+                        for r in r0...r1 {
+                            for c in c0...c1 {
+                                let cell = r * columns + c
+                                for k in Int(cellFirst[cell])..<Int(cellFirst[cell + 1]) {
+                                    let e = Int(cellEdges[k])
+                                    let box = edgeBoxes[e]
+                                    if point.latitude < Double(box.minLatitude) - boxLat
+                                        || point.latitude > Double(box.maxLatitude) + boxLat
+                                        || point.longitude < Double(box.minLongitude) - boxLon
+                                        || point.longitude > Double(box.maxLongitude) + boxLon { continue }
+                                    if !scratch.firstSight(of: e) { continue }
+                                    let edge = EdgeID(e)
+                                    let twin = reverse(of: edge)
+                                    let forwardClosed = closedRoadModes[e] & closedMask != 0
+                                    let backwardClosed = twin.map { closedRoadModes[Int($0)] & closedMask != 0 }
+                                        ?? false
+                                    let forwardOpen = forwardClosed || edgeAccess[e] & modeBits == modeBits
+                                    let backwardOpen = backwardClosed
+                                        || (twin.map { edgeAccess[Int($0)] & modeBits == modeBits } ?? false)
+                                    if !forwardOpen && !backwardOpen { continue }
+                                    // Closest point of the shape, in an equirectangular frame around the fix.
+                                    let lo = Int(firstVertex[e]), hi = Int(firstVertex[e + 1])
+                                    var best = Double.infinity, bestV = lo, bestT = 0.0
+                                    var px = (longitudes[lo] - point.longitude) * kx
+                                    var py = (latitudes[lo] - point.latitude) * ky
+                                    for v in (lo + 1)..<hi {
+                                        let x = (longitudes[v] - point.longitude) * kx
+                                        let y = (latitudes[v] - point.latitude) * ky
+                                        let dx = x - px, dy = y - py
+                                        let len2 = dx * dx + dy * dy
+                                        let t = len2 > 0 ? min(1, max(0, -(px * dx + py * dy) / len2)) : 0
+                                        let qx = px + t * dx, qy = py + t * dy
+                                        let d2 = qx * qx + qy * qy
+                                        if d2 < best { best = d2; bestV = v - 1; bestT = t }
+                                        px = x; py = y
+                                    }
+                                    if best > r2 { continue }
+                                    let offset = along[bestV] + (along[bestV + 1] - along[bestV]) * bestT
+                                    scratch.roads.append(CandidateScratch.Road(
+                                        edge: edge, offset: offset, distance: best.squareRoot(), forward: forwardOpen,
+                                        twin: backwardOpen ? twin : nil, closed: forwardClosed || backwardClosed))
+                                }
+                            }
+                        }
                     }
-                    if best > r2 { continue }
-                    let offset = along[bestV] + (along[bestV + 1] - along[bestV]) * bestT
-                    scratch.roads.append(CandidateScratch.Road(edge: edge, offset: offset, distance: best.squareRoot(),
-                                                               forward: forwardOpen, twin: backwardOpen ? twin : nil,
-                                                               closed: forwardClosed || backwardClosed))
                 }
             }
         }
         if scratch.roads.count > 1 {
-            scratch.roads.sort { $0.distance != $1.distance ? $0.distance < $1.distance : $0.edge < $1.edge }
+            // Insertion sort in place on a buffer pointer (a few dozen roads; the library's sort went through its
+            // generic stable-sort entry with a closure). (distance, edge) orders the roads totally (each edge once,
+            // distances finite), so any sort gives this order.
+            scratch.roads.withUnsafeMutableBufferPointer { roads in
+                for i in 1..<roads.count {
+                    let road = roads[i]
+                    var j = i
+                    while j > 0 && (roads[j - 1].distance > road.distance
+                        || (roads[j - 1].distance == road.distance && roads[j - 1].edge > road.edge)) {
+                        roads[j] = roads[j - 1]
+                        j -= 1
+                    }
+                    roads[j] = road
+                }
+            }
         }
         // Closed roads have slots of their own: a pedestrian street must not push an open road out.
         var openRoads = 0, closedRoads = 0
@@ -419,8 +477,9 @@ struct CandidateScratch {
         }
     }
 
-    /// True the first time `edge` is offered in a search.
-    mutating func firstSight(of edge: Int) -> Bool {
+    /// True the first time `edge` is offered in a search. Inlined: a call here spilled and reloaded the candidate
+    /// loop's registers for every edge whose box is in reach.
+    @inline(__always) mutating func firstSight(of edge: Int) -> Bool {
         if 2 * (seenCount + 1) > seenSlots.count { grow() }
         let key = UInt32(edge) &+ 1
         let mask = seenSlots.count - 1
@@ -438,7 +497,7 @@ struct CandidateScratch {
         }
     }
 
-    private mutating func grow() {
+    @inline(never) private mutating func grow() {
         let old = seenSlots
         seenSlots = [UInt32](repeating: 0, count: old.count * 2)
         seenCount = 0
