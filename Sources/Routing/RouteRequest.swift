@@ -140,9 +140,14 @@ public struct RouterConfiguration: Sendable, Hashable {
     /// How many nearby edges are searched for that main-network road. Default 256.
     public var islandSnapCandidateLimit: Int = 256
     /// When no route reaches a destination's nearest road (and it is no island), this many of the next nearest roads
-    /// within `snapRadiusMeters` are tried, nearest first, one search each (only on that failure). Default 8; 0
-    /// turns it off.
+    /// within `snapRadiusMeters` are tried, and for the first leg as many round the origin (a vehicle on a road no route
+    /// leaves), in pairs, fewest metres off both ends first, at most twice this many searches (only on that failure).
+    /// Default 8; 0 turns it off.
     public var nextRoadCandidateLimit: Int = 8
+    /// … the origin's next roads only within this, metres: they stand in for a fix a few metres off, not for a vehicle
+    /// on an island of the network (`islandSnapRadiusMeters` decides that). Default 50 (3 σ of a 10 m fix error,
+    /// and wider than a dual carriageway's two ways).
+    public var nextOriginRoadRadiusMeters: Double = 50
     /// A waypoint (or a rerouted vehicle) on a road closed to the motor travel mode by its tags (motor_vehicle=no,
     /// access=no or agricultural, a pedestrian street: `RoadGraph.motorModesClosedByTags`) starts or ends its leg
     /// there when that road is nearer than every open road by at least this, metres: the leg then drives the closed

@@ -124,21 +124,30 @@ public final class Router {
                 }
             }
             if found == nil {
-                // The nearest road is on the main network, yet no route reaches it (its only way in is a turn the
-                // map forbids, or it leads in from a road the mode may not use): the next nearest roads within the
-                // snap radius, one at a time, as a driver stops on the nearest road they can reach. SUMO Helsinki
-                // seed 3 probe12: a destination beside a junction had no route from anywhere, and the navigator
-                // never guided the trip.
-                var tried = Set(targets.map(\.edge))
-                for snap in graph.nearestEdges(to: waypoints[index].coordinate, mode: model.mode,
-                                               radiusMeters: configuration.snapRadiusMeters,
-                                               limit: configuration.nextRoadCandidateLimit)
-                where model.isUsable(snap.edge) && !tried.contains(snap.edge) {
-                    let next = bothDirections(of: snap, model)
-                    tried.formUnion(next.map(\.edge))
-                    if let path = connect(search, algorithm, sources, next, closedStretch) {
-                        targets = next
-                        candidates[index] = next
+                // The nearest roads are on the main network, yet no route joins them: the destination's road cannot
+                // be entered (every turn into it forbidden, its only way in from a road the mode may not use) or, for
+                // the first leg, the vehicle's road cannot be left (a one-way stub). A fix or a pin is metres off, so
+                // the next nearest roads round either end, one pair at a time, fewest metres off both ends first (the
+                // road a stub reaches within the snap radius, even the stub itself, must not stand in for a
+                // destination 100 m away). Later legs keep their start: the vehicle arrives there.
+                // SUMO Helsinki seed 3 probe12 (a destination beside a junction no route entered: never guided),
+                // seed 1 probe11 and seed 3 probe23 (no route from the first fix: guidance only at the retry).
+                let starts = index == 1
+                    ? nextNearestRoads(to: waypoints[0], after: sources, within: configuration.nextOriginRoadRadiusMeters, model)
+                    : [(0, sources)]
+                let ends = nextNearestRoads(to: waypoints[index], after: targets, within: configuration.snapRadiusMeters, model)
+                var pairs: [(meters: Double, start: Int, end: Int)] = []
+                for (i, start) in starts.enumerated() {
+                    for (j, end) in ends.enumerated() where i > 0 || j > 0 { pairs.append((start.0 + end.0, i, j)) }
+                }
+                pairs.sort { ($0.meters, $0.start, $0.end) < ($1.meters, $1.start, $1.end) }
+                // At most twice the candidate limit of searches: one that fails may settle the whole network, and a
+                // navigator retries a failed route every few seconds.
+                for pair in pairs.prefix(2 * configuration.nextRoadCandidateLimit) {
+                    if let path = connect(search, algorithm, starts[pair.start].1, ends[pair.end].1, closedStretch) {
+                        sources = starts[pair.start].1
+                        targets = ends[pair.end].1
+                        candidates[index] = targets
                         found = path
                         break
                     }
@@ -324,6 +333,23 @@ public final class Router {
     }
 
     /// The snapped position on the snapped edge, then on its twin when the mode may use it.
+    /// `current` (0 m) and then both directions of each of the next `configuration.nextRoadCandidateLimit` nearest
+    /// usable roads within `radiusMeters` of `waypoint`, with their distance from it, metres.
+    private func nextNearestRoads(
+        to waypoint: Waypoint, after current: [PathEndpoint], within radiusMeters: Double, _ model: EdgeCostModel
+    ) -> [(Double, [PathEndpoint])] {
+        var out: [(Double, [PathEndpoint])] = [(0, current)]
+        var tried = Set(current.map(\.edge))
+        for snap in graph.nearestEdges(to: waypoint.coordinate, mode: model.mode, radiusMeters: radiusMeters,
+                                       limit: configuration.nextRoadCandidateLimit)
+        where model.isUsable(snap.edge) && !tried.contains(snap.edge) {
+            let next = bothDirections(of: snap, model)
+            tried.formUnion(next.map(\.edge))
+            out.append((snap.distanceMeters, next))
+        }
+        return out
+    }
+
     private func bothDirections(of snap: EdgeSnap, _ model: EdgeCostModel) -> [PathEndpoint] {
         let forward = endpoint(snap)
         guard let twin = graph.reverseEdge(of: snap.edge), model.isUsable(twin) else { return [forward] }
