@@ -142,6 +142,12 @@ struct AgentDriveTests {
         let arrived = await watcher.waitUntil(timeoutSeconds: 30) { $0.withPayload(on: "fleet/van-1/nav/arrival").count >= 2 }
         #expect(arrived, "agent log:\n\(agent.logText.suffix(3000))")
         try await Task.sleep(nanoseconds: 500_000_000)
+        // agent/metrics comes every second of wall time, and on a fast machine the whole drive takes less than two:
+        // wait for one so the contract check below sees it (it flaked once so, 2026-12-01).
+        let metricsSeen = await watcher.waitUntil(timeoutSeconds: 5) {
+            $0.contains { $0.topic.hasSuffix("/agent/metrics") && !$0.payload.isEmpty }
+        }
+        #expect(metricsSeen, "no agent/metrics within 5 s with --metrics-interval 1")
         let messages = watcher.messages
         let arrivals = messages.withPayload(on: "fleet/van-1/nav/arrival").map(body)
         #expect(arrivals.count == 2)
