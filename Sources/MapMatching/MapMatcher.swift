@@ -108,8 +108,6 @@ public final class MapMatcher {
     /// The noise of the fixes, estimated from the decided answers (`residualSigmaAgreementFactor`). It belongs to
     /// the receiver, not the trace: `reset()` keeps it.
     private var noise: ResidualNoiseEstimate
-    /// False when `residualSigmaAgreementFactor` is infinite (the estimate is not used).
-    private let tracksNoise: Bool
 
     /// Matches fixes for `mode` on the graph behind `index`. `searchScratch`, when given, is shared with other
     /// matchers used on the same thread one at a time (a fleet's vehicles); without it the matcher holds its own,
@@ -143,7 +141,6 @@ public final class MapMatcher {
         // One-sided: for the newest fix standing after moving ones, only the fixes before the stop say where it is.
         provisionalModel.stoppingChangeFactor = 1
         provisionalSmootherModel = provisionalModel
-        tracksNoise = configuration.residualSigmaAgreementFactor.isFinite
         noise = ResidualNoiseEstimate(
             timeConstantSeconds: configuration.residualSigmaTimeConstantSeconds,
             minimumMemoryFixes: configuration.residualSigmaMemoryFixes,
@@ -880,9 +877,11 @@ public final class MapMatcher {
                 pathEdges.append((state.edge, lastDistance - state.offset))
             }
             history.append(roadSample(step, state, distance: lastDistance + state.alongDelta))
-            // The fix's distance from its decided road measures the noise (`residualSigmaAgreementFactor`); a
-            // standing vehicle's is that of its averaged fixes.
-            if tracksNoise && !step.standing { noise.record(distanceMeters: state.distance, time: fix.timestamp) }
+            // The fix's distance from its decided road measures the noise (`residualSigmaAgreementFactor`, unused
+            // when infinite); a standing vehicle's is that of its averaged fixes, so it is left out.
+            if configuration.residualSigmaAgreementFactor.isFinite && !step.standing {
+                noise.record(distanceMeters: state.distance, time: fix.timestamp)
+            }
         }
         // A standing vehicle's earlier fixes of the same stop stay in the history (up to
         // `maximumStandingHistoryFixes`): they all measure the same point.

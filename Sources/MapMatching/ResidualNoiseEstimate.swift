@@ -78,13 +78,4 @@ struct ResidualNoiseEstimate {
         }
         sigmaMeters = medianToSigma * median
     }
-
-    /// Forgets every sample.
-    mutating func clear() {
-        for i in bins.indices { bins[i] = 0 }
-        total = 0
-        increment = 1
-        lastTime = nil
-        sigmaMeters = nil
-    }
 }
