@@ -187,9 +187,14 @@ public final class MapMatcher {
         let threshold = configuration.stationarySpeedMetersPerSecond * (stationaryCount > 0 ? 2 : 1)
         recentFixes.append((fix.timestamp, fix.coordinate))
         if recentFixes.count > configuration.speedInferenceFixes { recentFixes.removeFirst() }
-        let inferred = fix.validSpeed == nil ? inferredMotion(sigma: rawSigma) : nil
+        // The line through the recent positions gives a fix without speed its speed, and a fix without course
+        // (whose speed, reported or inferred, shows it moving) its direction.
+        let reportedSpeedWantsCourse = configuration.inferredCourseForReportedSpeeds && fix.validCourse == nil
+            && (fix.validSpeed.map { $0 >= configuration.minimumSpeedForCourseMetersPerSecond } ?? false)
+        let line = fix.validSpeed == nil || reportedSpeedWantsCourse ? inferredMotion(sigma: rawSigma) : nil
+        let inferred = fix.validSpeed == nil ? line : nil
         inferredCourse = nil
-        if let m = inferred, fix.validCourse == nil, configuration.inferredCourseWeight > 0,
+        if let m = line, fix.validCourse == nil, configuration.inferredCourseWeight > 0,
            m.speed >= configuration.minimumSpeedForCourseMetersPerSecond {
             inferredCourse = m.course
         }

@@ -119,6 +119,12 @@ public struct MapMatchingConfiguration: Sendable, Hashable {
     /// standing vehicle like a receiver's course. Default 1.5 (on simulated Helsinki drives without speed and
     /// course: 0.75 and 2.5 did worse). 0 disables.
     public var inferredCourseWeight: Double = 1.5
+    /// A fix that reports a speed of at least `minimumSpeedForCourseMetersPerSecond` but no course (many trackers,
+    /// OwnTracks without `cog`) takes its direction from the same line through the recent positions as a fix
+    /// without speed and course, at `inferredCourseWeight`, when that line also shows the vehicle moving; a
+    /// standing vehicle holds it (`standingCourseHoldSeconds`). Without it such fixes had no direction at all and
+    /// did worse than positions alone. Default true.
+    public var inferredCourseForReportedSpeeds: Bool = true
 
     // MARK: Transition
 

@@ -75,7 +75,7 @@ import TraceSimulation
     /// 8 m/s, crosses J and is held up 1 m past it for 30 s, where the averaged fixes lie as near to the cross
     /// street as to its own road. Returns how many standing fixes (of how many) each configuration put off Main.
     static func standingInAJunction(
-        withSpeedAndCourse: Bool, configurations: [MapMatchingConfiguration]
+        withSpeed: Bool, withCourse: Bool, configurations: [MapMatchingConfiguration]
     ) throws -> (wrong: [Int], standing: Int) {
         let f = try MatchingFixture(
             """
@@ -99,8 +99,8 @@ import TraceSimulation
                 let q = LocalProjection(origin: p).unproject(x: 6 * rng.normal(), y: 6 * rng.normal())
                 fixes.append(
                     fix(
-                        q, t: Double(fixes.count), speed: withSpeedAndCourse ? speed : nil,
-                        course: withSpeedAndCourse ? course : nil))
+                        q, t: Double(fixes.count), speed: withSpeed ? speed : nil,
+                        course: withCourse ? course : nil))
             }
             var x = 20.0
             while x < west { add(f.at("W", "J", x / west), speed: 8, course: 90); x += 8 }
@@ -125,7 +125,7 @@ import TraceSimulation
         var heldCourseOff = configuration
         heldCourseOff.standingCourseHoldSeconds = 0
         let (wrong, standing) = try Self.standingInAJunction(
-            withSpeedAndCourse: true,
+            withSpeed: true, withCourse: true,
             configurations: [configuration, heldCourseOff])
         #expect(wrong[0] <= standing / 20, "\(wrong[0]) of \(standing) standing fixes off Main")
         // Without the held course the cross street takes some of them (this is what the test is about).
@@ -140,7 +140,23 @@ import TraceSimulation
         var inferredOff = configuration
         inferredOff.inferredCourseWeight = 0
         let (wrong, standing) = try Self.standingInAJunction(
-            withSpeedAndCourse: false,
+            withSpeed: false, withCourse: false,
+            configurations: [configuration, inferredOff])
+        #expect(wrong[0] <= standing / 10, "\(wrong[0]) of \(standing) standing fixes off Main")
+        #expect(wrong[1] > wrong[0], "\(wrong[1]) without vs \(wrong[0]) with the inferred course")
+    }
+
+    @Test func withSpeedButNoCourseTheDirectionOfThePositionsIsHeld() throws {
+        // A tracker that reports speed but no course (OwnTracks without `cog`): the fixes at speed take their
+        // direction from the line through the recent positions, as positions-only fixes do, and the standing
+        // vehicle holds it.
+        var configuration = MapMatchingConfiguration()
+        configuration.standingBeforeJunctionBonus = 0
+        configuration.standingApproachMeters = 0
+        var inferredOff = configuration
+        inferredOff.inferredCourseForReportedSpeeds = false
+        let (wrong, standing) = try Self.standingInAJunction(
+            withSpeed: true, withCourse: false,
             configurations: [configuration, inferredOff])
         #expect(wrong[0] <= standing / 10, "\(wrong[0]) of \(standing) standing fixes off Main")
         #expect(wrong[1] > wrong[0], "\(wrong[1]) without vs \(wrong[0]) with the inferred course")
