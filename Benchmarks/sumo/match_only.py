@@ -7,6 +7,7 @@ Prints per map and interval the share of fixes off junctions on the true way (an
 p95 and stopped fixes within 10 m (evaluate.MatchTally); `speed,course` as the 4th argument drops those fields
 (positions only, as strip_fields.py does). No navigator replay, nothing written: for trying matcher settings
 quickly; the figures to quote come from scripts/bench-sumo. Needs the maps' white runs in .cache/bench-sumo/.
+Intervals other than 1 and 5 (e.g. `2,3,10`) take every n-th fix of the 1 s trace, as the 5 s traces do.
 The fixes report no `horizontalAccuracy` (as bench_sumo.py's match runs), or with ACC=<metres> set that accuracy
 (ACC=keep: the traces' own, 10 m), for a receiver whose reported accuracy does not match the noise.
 With MATCH_ONLY_OUT=<dir> set, the answers are also written to <dir>/<map>/<probe>/match-<i>s.jsonl (for
@@ -38,11 +39,18 @@ def main():
                 truth = [t for t in evaluate.load_jsonl(os.path.join(d, "truth.jsonl"))
                          if t["sampleIndex"] % step == 0 and not t.get("dropped")]
                 raw = []
-                with open(os.path.join(d, "raw-%ds.jsonl" % step)) as f:
+                # Intervals bench_sumo.py did not write (2, 3, 10 s …) are every step-th fix of the 1 s trace, as its
+                # 5 s traces are: the same noise, sampled more sparsely.
+                path = os.path.join(d, "raw-%ds.jsonl" % step)
+                sub = not os.path.exists(path)
+                kept = {t["timestamp"] for t in truth}  # the truth of the fixes this interval keeps
+                with open(os.path.join(d, "raw-1s.jsonl") if sub else path) as f:
                     for line in f:
                         if not line.strip():
                             continue
                         fix = json.loads(line)
+                        if sub and fix["timestamp"] not in kept:
+                            continue
                         acc = os.environ.get("ACC")
                         if acc is None:
                             fix.pop("horizontalAccuracy", None)
