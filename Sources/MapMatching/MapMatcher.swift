@@ -195,7 +195,8 @@ public final class MapMatcher {
         let inferred = fix.validSpeed == nil ? line : nil
         inferredCourse = nil
         if let m = line, fix.validCourse == nil, configuration.inferredCourseWeight > 0,
-           m.speed >= configuration.minimumSpeedForCourseMetersPerSecond {
+           m.speed >= configuration.minimumSpeedForCourseMetersPerSecond,
+           !turnedWithinLine(fix, lineCourse: m.course, sigma: rawSigma) {
             inferredCourse = m.course
         }
         if let v = fix.validSpeed ?? inferred?.speed, v < threshold {
@@ -352,6 +353,22 @@ public final class MapMatcher {
             first -= 1
         }
         return lineMotion(recentFixes[first...], sigma: sigma)
+    }
+
+    /// `inferredCourseTurnDegrees`: a fix with a reported speed whose last interval (from the previous fix) points
+    /// more than that away from the line through the recent positions: the vehicle turned within the line's window,
+    /// whose direction is then that of several seconds ago. Only where the interval drove far enough
+    /// (`inferredCourseTurnMinimumSigmas` σ at the reported speed) for its own direction to mean something.
+    private func turnedWithinLine(_ fix: LocationFix, lineCourse: Double, sigma: Double) -> Bool {
+        guard configuration.inferredCourseTurnDegrees > 0, let speed = fix.validSpeed, recentFixes.count >= 2 else {
+            return false
+        }
+        let previous = recentFixes[recentFixes.count - 2]
+        guard speed * (fix.timestamp - previous.time) >= configuration.inferredCourseTurnMinimumSigmas * sigma else {
+            return false
+        }
+        let chord = Geodesy.initialBearingDegrees(from: previous.coordinate, to: fix.coordinate)
+        return Geodesy.bearingDifferenceDegrees(chord, lineCourse) > configuration.inferredCourseTurnDegrees
     }
 
     /// The line of `inferredMotion` through `fixes`: speed less the margin, and direction (that of increasing time

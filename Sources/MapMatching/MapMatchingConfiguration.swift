@@ -125,6 +125,17 @@ public struct MapMatchingConfiguration: Sendable, Hashable {
     /// standing vehicle holds it (`standingCourseHoldSeconds`). Without it such fixes had no direction at all and
     /// did worse than positions alone. Default true.
     public var inferredCourseForReportedSpeeds: Bool = true
+    /// … unless the direction from the previous fix to this one differs from the line's by more than this: the
+    /// vehicle turned within the line's window (12 s, three fixes at 5 s), so the line points the way it drove
+    /// several seconds ago (SUMO Liechtenstein seed 2, probe1: a drive ending just after a hairpin, line 324°,
+    /// road 114°; the last fix was matched to the hairpin's other leg and the final arrival was lost), degrees.
+    /// Default 45 (only checked where `inferredCourseTurnMinimumSigmas` allows: in effect at sparse fixes).
+    /// 0 disables. Fixes without a speed keep the line's direction: the same check on them moved the SUMO
+    /// figures by at most one event either way (BENCHMARKS.md "Session 15").
+    public var inferredCourseTurnDegrees: Double = 45
+    /// … checked only when the reported speed drove at least this many σ_z over the interval, so that the
+    /// direction between the two fixes is not mostly their noise (at 1 s fixes it rarely is). Default 4.
+    public var inferredCourseTurnMinimumSigmas: Double = 4
 
     // MARK: Transition
 
