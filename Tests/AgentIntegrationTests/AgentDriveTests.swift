@@ -423,9 +423,12 @@ struct AgentDriveTests {
         #expect(checked.isSuperset(of: ["nav/delay", "nav/state", "location/snapped"]), "checked only \(checked.sorted())")
     }
 
+    /// With `cog` and without it (OwnTracks sends `vel` and `cog` only when the phone has them; without a course the
+    /// matcher takes the direction from the positions).
     @Test(.enabled(if: FileManager.default.fileExists(atPath: repositoryRoot + "/.cache/python-tools/bin/python3"),
-                   "needs paho-mqtt in .cache/python-tools (scripts/install-deps)"))
-    func aForeignClientDrivesATripWithOwnTracksPayloads() async throws {
+                   "needs paho-mqtt in .cache/python-tools (scripts/install-deps)"),
+          arguments: [true, false])
+    func aForeignClientDrivesATripWithOwnTracksPayloads(withCourse: Bool) async throws {
         let broker = try TestBroker.plain()
         defer { broker.stop() }
         let agent = try await AgentUnderTest.start(broker: broker, vehicle: "alice",
@@ -440,7 +443,7 @@ struct AgentDriveTests {
         let python = repositoryRoot + "/.cache/python-tools/bin/python3"
         let script = repositoryRoot + "/Tests/Support/owntracks-client.py"
         try await shell("'\(python)' '\(script)' --port \(broker.port) --vehicle alice --destinations '\(HelsinkiFixture.destinations(id: "ot-1"))' "
-            + "--trace '\(directory)/trace.jsonl'")
+            + "--trace '\(directory)/trace.jsonl'" + (withCourse ? "" : " --no-cog"))
         let arrived = await watcher.waitUntil(timeoutSeconds: 30) { $0.withPayload(on: "fleet/alice/nav/arrival").count >= 2 }
         #expect(arrived, "agent log:\n\(agent.logText.suffix(3000))")
         #expect(!watcher.messages.contains { $0.topic == "fleet/alice/agent/error" })
