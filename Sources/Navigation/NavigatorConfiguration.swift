@@ -91,13 +91,14 @@ public struct NavigatorConfiguration: Sendable, Hashable {
     /// within the nearest-fix radius, and the vehicle, found on the next leg, was sent back to the waypoint leg
     /// after leg (SUMO Liechtenstein, seed 2, probe12: both arrivals lost, five reroutes). Default true.
     public var arrivalAfterSparseInterval = true
-    /// … or, at dense fixes, when this fix's position is an outlier (a jump from the last consistent fix, or outside
-    /// the leg's raw corridor) but its own speed says the vehicle moves (`minimumSpeedForCourseMetersPerSecond`):
+    /// … or, at dense fixes, when this fix's position is an outlier (a jump from the last consistent fix, outside
+    /// the leg's raw corridor, or that far from the matcher's position, which coasted through it) but its own speed
+    /// says the vehicle moves (`minimumSpeedForCourseMetersPerSecond`):
     /// the progress estimate at the last accepted fix, carried on at the slower of that fix's and this one's speed,
     /// is within `arrivalRadiusMeters` of the leg's end, and so is the matcher's position for this fix, in a straight
     /// line. Only while the last accepted fix is at most this many seconds old (farther, a stop in between could make
-    /// the reckoning run ahead of the vehicle). Default 3 s (1–2 s fixes; 5 s fixes have the nearest-fix rule);
-    /// 0 turns the rule off.
+    /// the reckoning run ahead of the vehicle), or is this one (the filter took the matched position). Default 3 s
+    /// (1–2 s fixes; 5 s fixes have the nearest-fix rule); 0 turns the rule off.
     public var arrivalCoastingMaximumSeconds: Double = 3
     /// … and for a fix without its own speed (positions only), whose estimate and matched position trail a moving
     /// vehicle (the β gain's speed lags it: SUMO Helsinki probe12 and Kouvola probe9 at 1 s ended at their

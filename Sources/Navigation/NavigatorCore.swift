@@ -1094,8 +1094,23 @@ public final class NavigatorCore {
                 snapped.rawRouteMatch.map {
                     $0.distanceFromRouteMeters > max(configuration.arrivalRawCorridorMeters, 2 * accuracy)
                 } ?? true
+            // … or far from the matcher's position, which coasted through it, and behind the fix before: an outlier
+            // displaced back along the road stays inside the leg's corridor and within a plausible drive at 5 s fixes
+            // (SUMO Baltimore, actuated signals, probe5 at 5 s: the last fix 86 m back along the leg, 62 m behind the
+            // fix before, the match 7 m from the waypoint). Behind, because a match that runs ahead of fixes that
+            // move on is no outlier (`GuidanceAccuracyTests.arrivalWaitsForTheRawFixWhenTheMatchRunsAhead`).
+            let corridor = max(configuration.arrivalRawCorridorMeters, 2 * accuracy)
+            let rawFarFromMatch: Bool = {
+                guard let previous = previousFix,
+                    Geodesy.distanceMeters(snapped.fix.coordinate, snapped.coordinate) > corridor,
+                    Geodesy.distanceMeters(previous.coordinate, snapped.fix.coordinate) > 2 * accuracy
+                else { return false }
+                let back = Geodesy.initialBearingDegrees(from: previous.coordinate, to: snapped.fix.coordinate)
+                return !p.route.courseAgrees(back, atDistance: p.along, toleranceDegrees: 90)
+            }()
             let unseen = time.timeIntervalSince(p.updatedAt)
-            guard configuration.arrivalCoastingMaximumSeconds > 0, !plausible || rawOffLeg, snapped.edge != nil
+            guard configuration.arrivalCoastingMaximumSeconds > 0, !plausible || rawOffLeg || rawFarFromMatch,
+                snapped.edge != nil
             else { return false }
             guard let fixSpeed = snapped.fix.speedMetersPerSecond else {
                 // Positions only: the estimate and the matcher follow the vehicle with the β gain's lagging speed (a
@@ -1111,7 +1126,8 @@ public final class NavigatorCore {
                 return line.along <= configuration.arrivalRadiusMeters
                     && straightLine(snapped.coordinate) <= configuration.arrivalStandingRadiusMeters
             }
-            guard unseen > 0, unseen <= configuration.arrivalCoastingMaximumSeconds,
+            // unseen 0: the progress filter took this fix's matched position (the matcher's coasting), not the outlier.
+            guard unseen >= 0, unseen <= configuration.arrivalCoastingMaximumSeconds,
                 fixSpeed >= configuration.minimumSpeedForCourseMetersPerSecond
             else { return false }
             let reckoned = p.along + min(fixSpeed, p.velocity) * unseen

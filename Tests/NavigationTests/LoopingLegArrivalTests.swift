@@ -153,3 +153,69 @@ private final class StandingBesideAnotherRoadSnapper: RoadSnappingProvider {
         #expect(try arrivals(configuration).isEmpty)
     }
 }
+
+/// At 5 s fixes a drive that ends at its destination with its last fix an outlier displaced back along the leg: the
+/// fix stays inside the leg's corridor and within a plausible drive of the fix before, so only its distance from the
+/// matcher's position, which coasted through it to the waypoint, shows it for an outlier (SUMO Baltimore, actuated
+/// signals, probe5 at 5 s: the last fix 86 m back along the leg, the match 7 m from the waypoint, the progress filter
+/// on the match; the final arrival was never announced).
+@Suite struct OutlierAlongTheLegAtSparseFixesTests {
+    /// A–B, 400 m. Fixes every 5 s at 10 m/s from 50 m to 350 m, then the last one, truly at B, reported 85 m back
+    /// along the road; the snapper matches it at B, as the HMM matcher coasting on the speeds did. Returns the fixes
+    /// that announced an arrival, counted from the last (0 the last, -1 the one before).
+    private func arrivals(_ configuration: NavigatorConfiguration) throws -> [Int] {
+        let roads = try DrawnRoads("A-------B", gridMeters: 50, ways: [.init("AB")])
+        let length = PolylineGeometry.lengthMeters(roads.path("AB"))
+        let outlier = PolylineGeometry.point(along: roads.path("AB"), offsetMeters: length - 85)!
+        let nav = NavigatorCore(
+            graph: roads.graph, snapper: CoastingThroughSnapper(graph: roads.graph, outlier: outlier, coastedTo: roads["B"]),
+            configuration: configuration)
+        _ = nav.process(RawFix(coordinate: roads["A"], timestamp: t0, speedMetersPerSecond: 0))
+        _ = nav.setDestinations([NavigationWaypoint(coordinate: roads["B"], title: "B")], at: t0)
+        var fixes = drive(roads.path("AB"), speed: 10, interval: 5, from: t0.addingTimeInterval(5), startOffset: length - 350)
+        #expect(Geodesy.distanceMeters(fixes[fixes.count - 1].coordinate, roads["B"]) < 1)
+        #expect(Geodesy.distanceMeters(fixes[fixes.count - 2].coordinate, roads["B"]) > 40)
+        fixes[fixes.count - 1].coordinate = outlier
+        var result: [Int] = []
+        for (i, fix) in fixes.enumerated() where !nav.process(fix).arrivals.isEmpty { result.append(i) }
+        return result.map { $0 - (fixes.count - 1) }
+    }
+
+    @Test func theLastFixAnOutlierAlongTheLegStillArrives() throws {
+        #expect(try arrivals(NavigatorConfiguration()) == [0], "expected the arrival at the last fix")
+    }
+
+    /// Control: without coasting the drive ends unannounced (the fix before is 50 m short, the last one 85 m).
+    @Test func withoutCoastingTheDriveEndsWithoutArrival() throws {
+        var configuration = NavigatorConfiguration()
+        configuration.arrivalCoastingMaximumSeconds = 0
+        #expect(try arrivals(configuration).isEmpty)
+    }
+}
+
+/// The nearest-road snapper, but the fix at `outlier` is matched at `coastedTo` (its raw fix and the raw fix's route
+/// match stay the outlier's).
+private final class CoastingThroughSnapper: RoadSnappingProvider {
+    private let nearest: NearestRoadSnapper
+    private let outlier: Coordinate
+    private let coastedTo: Coordinate
+
+    init(graph: RoadGraph, outlier: Coordinate, coastedTo: Coordinate) {
+        nearest = NearestRoadSnapper(graph: graph)
+        self.outlier = outlier
+        self.coastedTo = coastedTo
+    }
+
+    func snap(_ fix: RawFix, activeLeg: ActiveLeg?) -> SnappedFix {
+        guard Geodesy.distanceMeters(fix.coordinate, outlier) < 1 else { return nearest.snap(fix, activeLeg: activeLeg) }
+        let raw = nearest.snap(fix, activeLeg: activeLeg)
+        var moved = fix
+        moved.coordinate = coastedTo
+        var coasted = nearest.snap(moved, activeLeg: activeLeg)
+        coasted.fix = fix
+        coasted.rawRouteMatch = raw.rawRouteMatch
+        return coasted
+    }
+
+    func reset() { nearest.reset() }
+}
