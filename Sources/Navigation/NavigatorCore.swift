@@ -976,11 +976,13 @@ public final class NavigatorCore {
         // position may run ahead of the fix, one outlier may drag the estimate forward).
         let measurementLimit = configuration.arrivalRadiusMeters + configuration.arrivalMeasurementSlackMeters
         let accuracy = snapped.fix.horizontalAccuracyMeters ?? configuration.defaultHorizontalAccuracyMeters
+        // How far from the leg (or the matched position) a raw fix may lie and still count as measuring it.
+        let rawCorridor = max(configuration.arrivalRawCorridorMeters, 2 * accuracy)
         let measurementClose =
             snapped.routeMatch.map { length - $0.distanceAlongLegMeters <= measurementLimit } ?? false
             && snapped.rawRouteMatch.map {
                 length - $0.distanceAlongLegMeters <= measurementLimit
-                    && $0.distanceFromRouteMeters <= max(configuration.arrivalRawCorridorMeters, 2 * accuracy)
+                    && $0.distanceFromRouteMeters <= rawCorridor
             } ?? true
         // Standing at the destination counts even when the leg's plan approaches it from elsewhere (the other
         // carriageway, after a reroute): slow fixes near the leg's end or the waypoint, twice in a row.
@@ -1069,7 +1071,7 @@ public final class NavigatorCore {
                     predictedAlong(p, at: time, fixSpeed: fixOrDerivedSpeed(snapped.fix, ownSpeed)))
                 <= estimateLimit
             && snapped.edge != nil && straightLine(snapped.coordinate) <= configuration.arrivalRadiusMeters
-            && straightLine(snapped.fix.coordinate) <= max(configuration.arrivalRawCorridorMeters, 2 * accuracy)
+            && straightLine(snapped.fix.coordinate) <= rawCorridor
         // Sparse fixes at speed: this fix is the nearest to the waypoint there will be (the next one, a fix interval
         // on at this speed, lands more than `arrivalNearestFixMeters` past it), and both the matched position and
         // the raw fix put it within that radius, along the leg and in a straight line.
@@ -1082,7 +1084,7 @@ public final class NavigatorCore {
             let speed = snapped.fix.speedMetersPerSecond ?? ownSpeed ?? 0
             return toGo <= radius && speed * interval - toGo > radius
                 && straightLine(snapped.coordinate) <= radius && straightLine(snapped.fix.coordinate) <= radius
-                && raw.distanceFromRouteMeters <= max(configuration.arrivalRawCorridorMeters, 2 * accuracy)
+                && raw.distanceFromRouteMeters <= rawCorridor
         }()
         // Dense fixes, and this one's position is an outlier (a jump, or far off the leg) at the waypoint: where the
         // last accepted position and the speed since put the vehicle. The fix's own speed says it still moves (the
@@ -1092,25 +1094,25 @@ public final class NavigatorCore {
         let coastedThroughOutlier: Bool = {
             let rawOffLeg =
                 snapped.rawRouteMatch.map {
-                    $0.distanceFromRouteMeters > max(configuration.arrivalRawCorridorMeters, 2 * accuracy)
+                    $0.distanceFromRouteMeters > rawCorridor
                 } ?? true
             // … or far from the matcher's position, which coasted through it, and behind the fix before: an outlier
             // displaced back along the road stays inside the leg's corridor and within a plausible drive at 5 s fixes
             // (SUMO Baltimore, actuated signals, probe5 at 5 s: the last fix 86 m back along the leg, 62 m behind the
             // fix before, the match 7 m from the waypoint). Behind, because a match that runs ahead of fixes that
             // move on is no outlier (`GuidanceAccuracyTests.arrivalWaitsForTheRawFixWhenTheMatchRunsAhead`).
-            let corridor = max(configuration.arrivalRawCorridorMeters, 2 * accuracy)
-            let rawFarFromMatch: Bool = {
+            // A function, so that it is worked out only when the cheaper tests have not decided.
+            func rawBehindAndFarFromMatch() -> Bool {
                 guard let previous = previousFix,
-                    Geodesy.distanceMeters(snapped.fix.coordinate, snapped.coordinate) > corridor,
+                    Geodesy.distanceMeters(snapped.fix.coordinate, snapped.coordinate) > rawCorridor,
                     Geodesy.distanceMeters(previous.coordinate, snapped.fix.coordinate) > 2 * accuracy
                 else { return false }
                 let back = Geodesy.initialBearingDegrees(from: previous.coordinate, to: snapped.fix.coordinate)
                 return !p.route.courseAgrees(back, atDistance: p.along, toleranceDegrees: 90)
-            }()
+            }
             let unseen = time.timeIntervalSince(p.updatedAt)
-            guard configuration.arrivalCoastingMaximumSeconds > 0, !plausible || rawOffLeg || rawFarFromMatch,
-                snapped.edge != nil
+            guard configuration.arrivalCoastingMaximumSeconds > 0, snapped.edge != nil,
+                !plausible || rawOffLeg || rawBehindAndFarFromMatch()
             else { return false }
             guard let fixSpeed = snapped.fix.speedMetersPerSecond else {
                 // Positions only: the estimate and the matcher follow the vehicle with the β gain's lagging speed (a
@@ -1138,7 +1140,7 @@ public final class NavigatorCore {
         if snapped.fix.speedMetersPerSecond == nil, configuration.arrivalCoastingTrackSeconds > 0,
             !isPositionJump(snapped.fix, previous: previousFix, seconds: sincePrevious, slackMeters: 2.5 * accuracy),
             let raw = snapped.rawRouteMatch,
-            raw.distanceFromRouteMeters <= max(configuration.arrivalRawCorridorMeters, 2 * accuracy)
+            raw.distanceFromRouteMeters <= rawCorridor
         {
             let window = configuration.arrivalCoastingTrackSeconds
             progress?.rawTrack.removeAll { time.timeIntervalSince($0.time) >= window || $0.time >= time }

@@ -73,10 +73,18 @@ import TraceSimulation
 
     /// Main runs west–east through the junction J; Cross runs north–south through it. The vehicle comes from W at
     /// 8 m/s, crosses J and is held up 1 m past it for 30 s, where the averaged fixes lie as near to the cross
-    /// street as to its own road. Returns how many standing fixes (of how many) each configuration put off Main.
+    /// street as to its own road. The stop-line prior and the approach rule (`standingApproachMeters`) would also pull
+    /// the averaged fixes back onto W→J (Main), so both are off, to see the direction alone. Returns how many standing
+    /// fixes (of how many) were put off Main with the defaults ([0]) and with `switchingOff` applied to them ([1]).
     static func standingInAJunction(
-        withSpeed: Bool, withCourse: Bool, configurations: [MapMatchingConfiguration]
+        withSpeed: Bool, withCourse: Bool, switchingOff: (inout MapMatchingConfiguration) -> Void
     ) throws -> (wrong: [Int], standing: Int) {
+        var configuration = MapMatchingConfiguration()
+        configuration.standingBeforeJunctionBonus = 0
+        configuration.standingApproachMeters = 0
+        var off = configuration
+        switchingOff(&off)
+        let configurations = [configuration, off]
         let f = try MatchingFixture(
             """
                                           N
@@ -117,16 +125,9 @@ import TraceSimulation
     }
 
     @Test func aVehicleStandingInAJunctionStaysOnItsOwnRoad() throws {
-        // The stop-line prior and the approach rule (`standingApproachMeters`) would also pull the averaged fixes
-        // back onto W→J (Main): switch them off to see the held course alone.
-        var configuration = MapMatchingConfiguration()
-        configuration.standingBeforeJunctionBonus = 0
-        configuration.standingApproachMeters = 0
-        var heldCourseOff = configuration
-        heldCourseOff.standingCourseHoldSeconds = 0
-        let (wrong, standing) = try Self.standingInAJunction(
-            withSpeed: true, withCourse: true,
-            configurations: [configuration, heldCourseOff])
+        let (wrong, standing) = try Self.standingInAJunction(withSpeed: true, withCourse: true) {
+            $0.standingCourseHoldSeconds = 0
+        }
         #expect(wrong[0] <= standing / 20, "\(wrong[0]) of \(standing) standing fixes off Main")
         // Without the held course the cross street takes some of them (this is what the test is about).
         #expect(wrong[1] > wrong[0], "\(wrong[1]) without vs \(wrong[0]) with the held course")
@@ -134,14 +135,9 @@ import TraceSimulation
 
     @Test func withoutSpeedAndCourseTheDirectionOfThePositionsIsHeld() throws {
         // Positions only: the course comes from the line through the recent positions while the vehicle moves.
-        var configuration = MapMatchingConfiguration()
-        configuration.standingBeforeJunctionBonus = 0
-        configuration.standingApproachMeters = 0
-        var inferredOff = configuration
-        inferredOff.inferredCourseWeight = 0
-        let (wrong, standing) = try Self.standingInAJunction(
-            withSpeed: false, withCourse: false,
-            configurations: [configuration, inferredOff])
+        let (wrong, standing) = try Self.standingInAJunction(withSpeed: false, withCourse: false) {
+            $0.inferredCourseWeight = 0
+        }
         #expect(wrong[0] <= standing / 10, "\(wrong[0]) of \(standing) standing fixes off Main")
         #expect(wrong[1] > wrong[0], "\(wrong[1]) without vs \(wrong[0]) with the inferred course")
     }
@@ -150,14 +146,9 @@ import TraceSimulation
         // A tracker that reports speed but no course (OwnTracks without `cog`): the fixes at speed take their
         // direction from the line through the recent positions, as positions-only fixes do, and the standing
         // vehicle holds it.
-        var configuration = MapMatchingConfiguration()
-        configuration.standingBeforeJunctionBonus = 0
-        configuration.standingApproachMeters = 0
-        var inferredOff = configuration
-        inferredOff.inferredCourseForReportedSpeeds = false
-        let (wrong, standing) = try Self.standingInAJunction(
-            withSpeed: true, withCourse: false,
-            configurations: [configuration, inferredOff])
+        let (wrong, standing) = try Self.standingInAJunction(withSpeed: true, withCourse: false) {
+            $0.inferredCourseForReportedSpeeds = false
+        }
         #expect(wrong[0] <= standing / 10, "\(wrong[0]) of \(standing) standing fixes off Main")
         #expect(wrong[1] > wrong[0], "\(wrong[1]) without vs \(wrong[0]) with the inferred course")
     }
