@@ -687,8 +687,8 @@ public final class MapMatcher {
         }
         // The previous step's road states share one reference point (its observation): one great-circle distance.
         var lastReference = (latitude: Double.nan, longitude: Double.nan, distance: 0.0)
-        // ... and one time: β and the speed term's scale, and their logarithms, once per distinct time gap.
-        var lastGap = (dt: Double.nan, beta: 0.0, logBeta: 0.0, speedBeta: 0.0, logSpeedBeta: 0.0)
+        // ... and one time: β, the speed term's scale, the braking allowance and logarithms, once per time gap.
+        var lastGap = (dt: Double.nan, beta: 0.0, logBeta: 0.0, speedBeta: 0.0, logSpeedBeta: 0.0, brakingMeters: 0.0)
         // Written through spans: one uniqueness check per array, not one per state pair (bounds still checked).
         do {
             var transitionRow = transition.mutableSpan
@@ -709,10 +709,13 @@ public final class MapMatcher {
                     let speedBeta = fixSpeed != nil
                         ? configuration.speedBetaMeters + configuration.speedBetaGrowthMetersPerSecond * dt
                         : configuration.derivedSpeedBetaMeters + configuration.derivedSpeedBetaGrowthMetersPerSecond * dt
-                    lastGap = (dt, b1, log(b1), speedBeta, log(speedBeta))
+                    let braking = derivedSpeeds
+                        ? 0.5 * max(0, configuration.derivedSpeedBrakingMetersPerSecondSquared) * dt * dt : 0
+                    lastGap = (dt, b1, log(b1), speedBeta, log(speedBeta), braking)
                 }
                 let b1 = lastGap.beta, logBeta = lastGap.logBeta
                 let speedBeta = lastGap.speedBeta, logSpeedBeta = lastGap.logSpeedBeta
+                let brakingMeters = lastGap.brakingMeters
                 var expected: Double? = fixSpeed.flatMap { v in
                     from.referenceSpeed >= 0 ? 0.5 * (v + from.referenceSpeed) * dt : nil
                 }
@@ -735,7 +738,13 @@ public final class MapMatcher {
                 /// length: on dense short ways and at stops the signed term cost accuracy at noise-sized backward moves.
                 @inline(__always) func score(_ d: Double, _ penalty: Double, along: Double? = nil) -> Double {
                     var v = -abs(d - gc) / b1 - logBeta - penalty
-                    if let expected { v -= abs((speedWithoutCourse ? along ?? d : d) - expected) / speedBeta + logSpeedBeta }
+                    if let expected {
+                        let moved = speedWithoutCourse ? along ?? d : d
+                        // A derived speed lags a braking vehicle: shorter moves get `brakingMeters` free
+                        // (`derivedSpeedBrakingMetersPerSecondSquared`; 0 for fixes with a speed).
+                        let deviation = moved < expected ? max(0, expected - moved - brakingMeters) : moved - expected
+                        v -= deviation / speedBeta + logSpeedBeta
+                    }
                     return v
                 }
                 for b in 0..<roadCount {

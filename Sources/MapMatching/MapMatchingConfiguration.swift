@@ -164,6 +164,15 @@ public struct MapMatchingConfiguration: Sendable, Hashable {
     /// … growing by this per second between the fixes (the vehicle accelerates and brakes; the derived speed is
     /// less sure than a receiver’s), metres per second. Default 2.
     public var derivedSpeedBetaGrowthMetersPerSecond: Double = 2
+    /// … and a route distance *shorter* than the derived speed · Δt costs nothing for its first ½ · this · Δt²
+    /// metres, m/s². The derived speed is the slope of a fit through positions that are seconds old, so it lags a
+    /// vehicle braking between sparse fixes. Without the allowance a vehicle that braked from 25 m/s to a stop
+    /// within one 5 s interval found every road position near its standing fixes a hundred metres "too short";
+    /// the matcher coasted through them as outliers at the old speed (up to `maximumCoastedFixes`). Its provisional
+    /// answers then ran 100–300 m ahead of the vehicle: SUMO Baltimore drives without speed at 5 s had false
+    /// reroutes and missed arrivals from it. Default 3 (a firm stop; 2, 4 and 6 measured alike,
+    /// BENCHMARKS.md "Session 16"); at 1 s fixes the allowance is 1.5 m. 0 turns it off.
+    public var derivedSpeedBrakingMetersPerSecondSquared: Double = 3
     /// No vehicle moves faster than this along the road between two fixes, m/s. Default 60 (216 km/h).
     public var maximumSpeedMetersPerSecond: Double = 60
     /// The road search between two fixes stops at this multiple of their great-circle distance plus the two search

@@ -91,10 +91,12 @@ struct DrawnRoads {
     /// route from there to `destination` (a waypoint titled `title`).
     func matchingNavigator(
         from start: Character, to destination: Character, title: String = "X",
-        configuration: NavigatorConfiguration = NavigatorConfiguration()
+        configuration: NavigatorConfiguration = NavigatorConfiguration(),
+        matching: MapMatchingConfiguration = .provisionalOnly
     ) -> NavigatorCore {
         let nav = NavigatorCore(
-            graph: graph, snapper: MapMatcherSnapper(index: RoadGeometryIndex(graph: graph)), configuration: configuration)
+            graph: graph, snapper: MapMatcherSnapper(index: RoadGeometryIndex(graph: graph), configuration: matching),
+            configuration: configuration)
         _ = nav.process(RawFix(coordinate: map[start], timestamp: t0, speedMetersPerSecond: 0))
         _ = nav.setDestinations([NavigationWaypoint(coordinate: map[destination], title: title)], at: t0)
         return nav
