@@ -86,7 +86,10 @@ public struct MapMatchingConfiguration: Sendable, Hashable {
     public var closedRoadPenalty: Double = 3
     /// In the road search between fixes a closed road's length counts this many times (see `closedRoadPenalty`):
     /// a path through a pedestrian zone is a worse explanation than the open streets around it unless those are
-    /// more than this many times longer. Default 2.
+    /// more than this many times longer. Default 2. The same holds for the road beyond a barrier that blocks the
+    /// mode (`barrier=bollard`, `block`, …, which the router never passes): the road up to its next node counts
+    /// this many times, so a vehicle seen driving through is matched through, not onto the streets around. With
+    /// closed roads disabled (`closedRoadPenalty` infinite) such barriers end the search, as the router does.
     public var closedRoadLengthFactor: Double = 2
     /// At most this many closed roads are candidates, besides the `maximumCandidateRoads` open ones (closed roads
     /// never take an open road's place among the candidates). Default 2. 0 disables, like an infinite

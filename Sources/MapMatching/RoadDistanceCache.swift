@@ -257,10 +257,12 @@ public final class RoadSearchScratch {
 
 /// Bounded Dijkstra searches over the nodes of the road graph for one travel mode, with a cache of recent search
 /// trees keyed by source node. Consecutive fixes on the same road ask from the same nodes, so most transitions
-/// are answered from the cache. Turn restrictions are not applied (map matching follows what the vehicle did);
-/// barrier nodes that block the mode end the search there. With a `closedRoadLengthFactor`, roads closed to the
-/// mode by their tags (`RoadGeometryIndex.closedRoadModes`) are searched too, their lengths counted that many
-/// times: the distances are then costs in metres, not lengths, wherever a path crosses a closed road.
+/// are answered from the cache. Turn restrictions are not applied (map matching follows what the vehicle did).
+/// Without a `closedRoadLengthFactor`, barrier nodes that block the mode end the search there. With one, roads
+/// closed to the mode by their tags (`RoadGeometryIndex.closedRoadModes`) are searched too, their lengths counted
+/// that many times, and so is the road beyond a blocking barrier (a bollard, a block: a traffic simulator drives
+/// through them, a vehicle sometimes may, and a map is sometimes wrong): the distances are then costs in metres,
+/// not lengths, wherever a path crosses a closed road or a barrier.
 final class RoadDistanceCache {
     let index: RoadGeometryIndex
     let mode: TravelMode
@@ -433,12 +435,15 @@ final class RoadDistanceCache {
                     }
                     if removed { limit = min(bound, max(d + targetSlackMeters, pendingLimit(pending))) }
                 }
-                if u != source && passable[node] & modeBits == 0 { continue }
+                // A barrier that blocks the mode: the search ends there, or, with closed roads searched, goes on
+                // with every road beyond it counted as closed up to its next node.
+                let barred = u != source && passable[node] & modeBits == 0
+                if barred && closedBits == 0 { continue }
                 for e in Int(firstOut[node])..<Int(firstOut[node + 1]) {
-                    let open = access[e] & modeBits != 0
-                    if !open && closedRoads[e] & closedBits == 0 { continue }
+                    let allowed = access[e] & modeBits != 0
+                    if !allowed && closedRoads[e] & closedBits == 0 { continue }
                     let v = edgeTargets[e]
-                    let nd = d + (open ? lengths[e] : lengths[e] * closedFactor)
+                    let nd = d + (allowed && !barred ? lengths[e] : lengths[e] * closedFactor)
                     let vi = Int(v)
                     if stamp[vi] == current && cost[vi] <= nd { continue }
                     stamp[vi] = current

@@ -74,6 +74,40 @@ import TraceSimulation
         #expect(onLaneWithout == 0)
     }
 
+    /// Street runs west–east to a bollard at X (cars may not pass, walkers and cyclists may), where Lane goes on
+    /// east; Detour leaves Street at B and joins Lane at C, 30 m north. Grid 10 m.
+    static func bollardFixture() throws -> MatchingFixture {
+        try MatchingFixture(
+            """
+                      D---------------------E
+                      |                     |
+                      |                     |
+                      |                     |
+            A---------B----------X----------C---------F
+            """,
+            roads: [FixtureRoad(nodes: "ABX", name: "Street"), FixtureRoad(nodes: "XCF", name: "Lane"),
+                    FixtureRoad(nodes: "BDEC", name: "Detour")],
+            barriers: ["X": [.walking, .cycling]])
+    }
+
+    /// A vehicle that drives round the bollard stays on the detour: passing the bollard costs as a closed road does
+    /// (the map-matching search passes a barrier closed to the mode only so that a vehicle seen driving through one
+    /// is followed: `RealMapTests.aDriveThroughBarrierBlocksIsMatchedThrough`).
+    @Test func aVehicleDrivingRoundTheBollardStaysOnTheDetour() throws {
+        let f = try Self.bollardFixture()
+        var fixes = 0, onDetour = 0
+        for drive in Self.drives(f, "ABDECF", margin: 5) {
+            let out = matchAll(f, drive.fixes)
+            for (i, t) in drive.truth.enumerated() where t.osmWayID == f.way("Detour") && t.offsetMeters > 10
+                && t.offsetMeters < 270 {
+                fixes += 1
+                if out[i].osmWayID == f.way("Detour") { onDetour += 1 }
+            }
+        }
+        #expect(fixes > 100, "\(fixes) fixes on the detour")
+        #expect(Double(onDetour) >= 0.95 * Double(fixes), "\(onDetour) of \(fixes) on the detour")
+    }
+
     /// Main and the pedestrian Promenade (a closed street) run side by side 10 m apart for 500 m, joined at both
     /// ends, as an esplanade's carriageway and its pedestrian street. Grid 5 m.
     static func promenadeFixture() throws -> MatchingFixture {

@@ -29,11 +29,19 @@ struct MatchingFixture {
     /// Road name → OSM way id.
     let wayIDs: [String: Int64]
 
-    init(_ drawing: String, gridMeters: Double = 10, roads: [FixtureRoad]) throws {
+    /// `barriers`: nodes only these modes may pass through (a bollard: walking and cycling).
+    init(_ drawing: String, gridMeters: Double = 10, roads: [FixtureRoad],
+         barriers: [Character: ModeMask] = [:]) throws {
         map = ASCIIMap(drawing, gridMeters: gridMeters)
         var builder = RoadGraphBuilder()
         var nodes: [Character: NodeID] = [:]
-        for name in map.nodeNames { nodes[name] = builder.addNode(map[name]) }
+        for name in map.nodeNames {
+            if let modes = barriers[name] {
+                nodes[name] = builder.addNode(map[name], passableBy: modes)
+            } else {
+                nodes[name] = builder.addNode(map[name])
+            }
+        }
         var builderEdges: [String: EdgeID] = [:]
         var ways: [String: Int64] = [:]
         for (i, road) in roads.enumerated() {

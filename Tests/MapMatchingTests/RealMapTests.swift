@@ -98,6 +98,43 @@ private let liechtenstein = packageRoot.deletingLastPathComponent().appendingPat
         #expect(together[0].roadSearchCount > 10 && together[1].roadSearchCount > 10)
     }
 
+    /// SUMO Helsinki probe22 at 5 s, its last three fixes: north on Unioninkatu, east into Siltavuorenpenger, then
+    /// through its two `barrier=block` nodes (way 34918424; the router, like OSRM's car profile, never passes them;
+    /// SUMO ignores them) to the destination on way 81353469, where the trace ends. The last fix's answer must be
+    /// beyond the blocks, not held at the first one (34 m behind the vehicle), which lost the final arrival.
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: helsinki.path),
+                   ".cache/maps/Helsinki.osm.pbf is not there (scripts/fetch-maps)"))
+    func aDriveThroughBarrierBlocksIsMatchedThrough() throws {
+        let index = RoadGeometryIndex(graph: try GraphImporter.buildGraph(input: helsinki).graph)
+        let fixes = [
+            LocationFix(coordinate: Coordinate(latitude: 60.1753173, longitude: 24.9505549), timestamp: 1_796_026_280,
+                        speedMetersPerSecond: 5.9, courseDegrees: 358.8, horizontalAccuracyMeters: 10),
+            LocationFix(coordinate: Coordinate(latitude: 60.1754593, longitude: 24.9506543), timestamp: 1_796_026_285,
+                        speedMetersPerSecond: 9.21, courseDegrees: 88.7, horizontalAccuracyMeters: 10),
+            LocationFix(coordinate: Coordinate(latitude: 60.1754179, longitude: 24.9518471), timestamp: 1_796_026_290,
+                        speedMetersPerSecond: 8.69, courseDegrees: 50.8, horizontalAccuracyMeters: 10),
+        ]
+        // SUMO's true position at the last fix.
+        let truth = Coordinate(latitude: 60.17558, longitude: 24.951682)
+        let firstBlock = Coordinate(latitude: 60.1755364, longitude: 24.9509592)
+        var closedRoadsOff = MapMatchingConfiguration()
+        closedRoadsOff.closedRoadPenalty = .infinity
+        for (configuration, throughTheBlocks) in [(MapMatchingConfiguration(), true), (closedRoadsOff, false)] {
+            let matcher = MapMatcher(index: index, configuration: configuration)
+            var last: SnappedLocation?
+            for fix in fixes { last = matcher.update(fix).provisional }
+            let answer = try #require(last)
+            if throughTheBlocks {
+                #expect(Geodesy.distanceMeters(answer.coordinate, truth) < 15,
+                        "\(answer.osmWayID) \(Geodesy.distanceMeters(answer.coordinate, truth)) m from the truth")
+                #expect(answer.osmWayID != 34918424)
+            } else {
+                // Control: with the blocks ending the road search (closed roads off) the answer stays at the first.
+                #expect(Geodesy.distanceMeters(answer.coordinate, firstBlock) < 3)
+            }
+        }
+    }
+
     @Test(.enabled(if: FileManager.default.fileExists(atPath: liechtenstein.path),
                    "../shared/maps/liechtenstein.osm.pbf is not there"))
     func liechtensteinDrives() throws {
