@@ -234,6 +234,13 @@ public struct NavigatorConfiguration: Sendable, Hashable {
     /// per 96 Helsinki trips without it, 5 with it.
     public var evidenceDecorrelationMeters: Double = 5
     public var evidenceDecorrelationSeconds: Double = 5
+    /// … and while the vehicle stands (speed below `offRouteMinimumSpeedMetersPerSecond`), the time share adds up to
+    /// at most this many fixes' worth for the whole stand, whatever its length: a vehicle that does not move cannot
+    /// show which road it took, and its fixes repeat its lane's offset and the GPS's slow error. Moving renews it.
+    /// Default 1. Without it, SUMO Baltimore at three times the default traffic (probe0, 5 s fixes) stood three
+    /// minutes in a queue 10 m past a fork at 17°, each fix a full one, until the junction branch test took the
+    /// fork: a false reroute onto a 7.9 km detour, both arrivals lost and ten more reroutes. `.infinity`: no limit.
+    public var standingEvidenceLimit: Double = 1
 
     /// A fix within the route's corridor counts as leaving when its course contradicts every direction of the leg
     /// within this distance along it of the fix's position (1), or 2 when the matcher also holds it on another road

@@ -48,6 +48,10 @@ public final class NavigatorCore {
     /// CUSUM of the raw fixes' distance from the leg while the matcher finds another road likelier (see
     /// `divergenceThreshold`).
     private var divergence = 0.0
+    /// The evidence of leaving the time share has granted during the current stand, in fixes' worth, and what this
+    /// fix may still take (see `NavigatorConfiguration.standingEvidenceLimit`; infinite while moving).
+    private var standingEvidenceSpent = 0.0
+    private var standingEvidenceAllowance = Double.infinity
     /// The mean position of the current run of standing fixes (see `checkArrival`); nil while moving.
     private var standing: (latitude: Double, longitude: Double, count: Int)?
     private var lastReportedSeconds: Double?
@@ -323,6 +327,7 @@ public final class NavigatorCore {
         let speed = snapped.fix.speedMetersPerSecond == nil
             ? (snapped.speedMetersPerSecond.flatMap { $0 >= 0 ? $0 : nil } ?? conservativeSpeed) : conservativeSpeed
         updateOwnSpeed(speed, previous: previous, now: time)
+        updateStandingEvidence(speed: fix.speedMetersPerSecond ?? speed, since: previous, at: time)
 
         var events: [NavigationEvent] = [
             .location(
@@ -804,13 +809,29 @@ public final class NavigatorCore {
     }
 
     /// How much a fix counts as evidence of leaving, 0…1: the larger of the distance moved (speed × `seconds`) over
-    /// `evidenceDecorrelationMeters` and `seconds` over `evidenceDecorrelationSeconds`.
+    /// `evidenceDecorrelationMeters` and `seconds` over `evidenceDecorrelationSeconds`, the latter no more than what
+    /// the current stand has left (`standingEvidenceAllowance`).
     private func evidenceWeight(speed: Double?, seconds: Double) -> Double {
         let moved = max(0, speed ?? 0) * seconds
         return min(
             1,
             max(
-                moved / configuration.evidenceDecorrelationMeters, seconds / configuration.evidenceDecorrelationSeconds))
+                moved / configuration.evidenceDecorrelationMeters,
+                min(seconds / configuration.evidenceDecorrelationSeconds, standingEvidenceAllowance)))
+    }
+
+    /// Once per fix, before the tests that weigh it: while the vehicle stands (`speed` below
+    /// `offRouteMinimumSpeedMetersPerSecond`) the time share of `evidenceWeight` draws on a budget of
+    /// `standingEvidenceLimit` fixes' worth for the whole stand; a moving fix renews it.
+    private func updateStandingEvidence(speed: Double?, since previous: SnappedFix?, at time: Date) {
+        guard let speed, speed < configuration.offRouteMinimumSpeedMetersPerSecond else {
+            standingEvidenceSpent = 0
+            standingEvidenceAllowance = .infinity
+            return
+        }
+        let seconds = max(0, previous.map { time.timeIntervalSince($0.timestamp) } ?? 0)
+        standingEvidenceAllowance = max(0, configuration.standingEvidenceLimit - standingEvidenceSpent)
+        standingEvidenceSpent += min(seconds / configuration.evidenceDecorrelationSeconds, standingEvidenceAllowance)
     }
 
     private func isNear(_ fix: RawFix, _ point: Coordinate) -> Bool {

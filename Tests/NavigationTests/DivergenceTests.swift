@@ -145,6 +145,7 @@ import Testing
         var naive = NavigatorConfiguration()
         naive.evidenceDecorrelationMeters = 1e-9
         naive.evidenceDecorrelationSeconds = 1e-9
+        naive.standingEvidenceLimit = .infinity
         #expect(try reroutes(NavigatorConfiguration()) == 0)
         #expect(try reroutes(naive) > 0, "control: every standing fix counting in full")
     }

@@ -184,6 +184,44 @@ import Testing
         #expect(try run(roads, fixes, destination: "C", configuration: naive, pastJunction: past).rerouteFix != nil)
     }
 
+    @Test func aVehicleStandingMinutesJustPastAForkInTheLaneNearItIsNotRerouted() throws {
+        // 5 s fixes: the vehicle drives A–B at 10 m/s and stands in a queue 20 m past the fork for five minutes,
+        // its fixes 6 m towards the branch (its lane) with σ 8 m of noise, ten seeds, then drives on to C. At 5 s each
+        // standing fix counted in full (`evidenceDecorrelationSeconds`), and the lane's offset, fix after fix, added
+        // up to the branch (SUMO Baltimore at three times the traffic, probe0: a 7.9 km detour and both arrivals
+        // lost). A stand counts at most `standingEvidenceLimit` fixes' worth. Control: without that limit
+        // (measured: 0 and 8 of 10 rerouted).
+        var unlimited = NavigatorConfiguration()
+        unlimited.standingEvidenceLimit = .infinity
+        let roads = try roads()
+        let approach = drive(roads.path("AB"), speed: 10, interval: 5, from: t0.addingTimeInterval(1), accuracy: 10)
+        let standStart = approach.last!.timestamp.addingTimeInterval(5)
+        let route = MeasuredPath(roads.path("BFC"))
+        var stand: [RawFix] = []
+        for k in 0..<60 {
+            stand.append(
+                RawFix(
+                    coordinate: route.point(20), timestamp: standStart.addingTimeInterval(5 * Double(k)),
+                    horizontalAccuracyMeters: 10, speedMetersPerSecond: 0))
+        }
+        let onward = drive(
+            roads.path("BFC"), speed: 10, interval: 5, from: standStart.addingTimeInterval(5 * 60),
+            startOffset: 25, stopSeconds: 10, accuracy: 10)
+        var rerouted = 0, reroutedUnlimited = 0
+        for seed in 1...10 as ClosedRange<UInt64> {
+            let fixes = approach + perturbed(stand, sigma: 8, seed: seed, north: -6) + perturbed(onward, sigma: 8, seed: seed)
+            let past = { (f: RawFix) in f.timestamp >= standStart }
+            let outcome = try run(roads, fixes, destination: "C", pastJunction: past)
+            if outcome.rerouteFix != nil { rerouted += 1 }
+            #expect(outcome.arrivals == 1, "seed \(seed): \(outcome.routeChanges)")
+            if try run(roads, fixes, destination: "C", configuration: unlimited, pastJunction: past).rerouteFix != nil {
+                reroutedUnlimited += 1
+            }
+        }
+        #expect(rerouted == 0, "\(rerouted) of 10 rerouted")
+        #expect(reroutedUnlimited >= 3, "control: \(reroutedUnlimited) of 10 rerouted without the limit")
+    }
+
     @Test func aVehicleStandingBeforeAJunctionWhoseBranchComesBackBesideTheLegIsNotRerouted() throws {
         // A–B–C east; at B a road turns off 10 m south to D and comes back west beside the leg (a slip road, the
         // other carriageway) to E. Positions only (no speed, no course), σ = 8 m, ten seeds: the vehicle comes at
