@@ -35,13 +35,7 @@ struct MatchingFixture {
         map = ASCIIMap(drawing, gridMeters: gridMeters)
         var builder = RoadGraphBuilder()
         var nodes: [Character: NodeID] = [:]
-        for name in map.nodeNames {
-            if let modes = barriers[name] {
-                nodes[name] = builder.addNode(map[name], passableBy: modes)
-            } else {
-                nodes[name] = builder.addNode(map[name])
-            }
-        }
+        for name in map.nodeNames { nodes[name] = builder.addNode(map[name], passableBy: barriers[name] ?? .all) }
         var builderEdges: [String: EdgeID] = [:]
         var ways: [String: Int64] = [:]
         for (i, road) in roads.enumerated() {
