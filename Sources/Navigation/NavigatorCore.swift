@@ -317,7 +317,11 @@ public final class NavigatorCore {
         if let previous, configuration.arrivalAfterGapMinimumSeconds > 0,
             time.timeIntervalSince(previous.timestamp) >= gapSeconds
         {
-            lastFixGap = (previous.timestamp, time, previous.isOnRoute)
+            // The interval starts on the route when its first fix was on it, or was one fix off it (an outlier where
+            // the vehicle passed the waypoint at speed: SUMO Kouvola at 18 vehicles/h/km, probe23 at 5 s) right
+            // after one on it, the same pair the passing-through rule falls back to.
+            let startOnRoute = previous.isOnRoute || beforePrevious?.isOnRoute == true
+            lastFixGap = (previous.timestamp, time, startOnRoute)
         }
         // Without the fix's own speed, two estimates: the straight-line speed over 20 s of positions (never high
         // from noise) for speeding alerts, and the matcher's speed along the road for everything else (it follows a
@@ -1257,7 +1261,8 @@ public final class NavigatorCore {
             gap.start.timeIntervalSince(p.updatedAt) <= configuration.arrivalAfterGapMinimumSeconds,
             gap.end > p.updatedAt,
             time.timeIntervalSince(gap.end) <= configuration.arrivalAfterGapMinimumSeconds,
-            // A sparse interval, no real gap: the fix before it must have been on the leg (a trip that starts on
+            // A sparse interval, no real gap: the fix before it (or, that one off, the one before; see where
+            // `lastFixGap` is set) must have been on the leg (a trip that starts on
             // the far side of a two-way road from its waypoint passes by it the other way: SUMO Liechtenstein seed 2
             // probe2 at 5 s was announced 63 m past it, with 2 km of its drive to go).
             gap.end.timeIntervalSince(gap.start) >= configuration.arrivalAfterGapMinimumSeconds || gap.startOnRoute
