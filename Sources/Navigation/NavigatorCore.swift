@@ -633,6 +633,8 @@ public final class NavigatorCore {
     ///   matcher also holds it on another road heading its way; such a fix does not reset the count — except on
     ///   the first `settlingMeters` of a leg that began at a standstill (after a waypoint the first metres decide
     ///   little: the vehicle pulls out, turns, the matcher catches up);
+    /// - a fix within the corridor without a course of its own that the matcher holds on another road against the
+    ///   route (`offRouteOnMatchedRoadAgainstRoute`: the other carriageway after a U-turn): 1, on the same terms;
     /// - an off-route fix from a vehicle standing on the first `settlingMeters` of the leg
     ///   (`offRouteMinimumSpeedMetersPerSecond`) counts nothing and resets nothing.
     private func isOffRoute(
@@ -669,7 +671,7 @@ public final class NavigatorCore {
         if snapped.isOnRoute {
             // Within the corridor, but leaving: the course contradicts every direction of the route within
             // `onRouteCourseSpanMeters` of the position (1), and the matcher holds the vehicle on another road
-            // heading its way (2).
+            // heading its way (2); without a course, the matcher holds it on another road against the route (1).
             var weight = 0
             if !settling, let course = ownCourse, let match = snapped.routeMatch,
                 !p.route.courseAgreesAnywhere(
@@ -677,6 +679,8 @@ public final class NavigatorCore {
                     toleranceDegrees: configuration.courseContradictionDegrees)
             {
                 weight = matcherLeaves(snapped, p, course: course) ? 2 : 1
+            } else if !settling, ownCourse == nil, matcherHoldsItAgainstRoute(snapped, p) {
+                weight = 1
             }
             guard weight > 0 else {
                 // Plainly on the route resets the count; a fix in the corridor the matcher puts on another road
@@ -883,6 +887,27 @@ public final class NavigatorCore {
 
     /// The matcher holds the vehicle on a road that is not the route's around the progress estimate, and that
     /// road's direction agrees with the vehicle's course.
+    /// A fix without a usable course: the matcher holds the moving vehicle, against its bonus for the route, on a
+    /// road none of the leg's edges around the progress estimate, heading against every direction of the leg around
+    /// the fix (see `NavigatorConfiguration.offRouteOnMatchedRoadAgainstRoute`).
+    private func matcherHoldsItAgainstRoute(_ snapped: SnappedFix, _ p: LegProgress) -> Bool {
+        guard configuration.offRouteOnMatchedRoadAgainstRoute, let edge = snapped.edge,
+            let roadCourse = snapped.courseDegrees, let match = snapped.routeMatch,
+            let odds = snapped.routeLogOdds, odds <= -configuration.offRouteHoldLogOdds,
+            // Moving as fast as a fix's course needs to count: the matcher's road direction is a course, and a
+            // standing vehicle's wandering positions-only fixes give the matcher speeds of 2–3 m/s (SUMO Baltimore
+            // probe0, standing a minute inside a junction, put on the reverse road at log-odds −24).
+            (snapped.fix.speedMetersPerSecond ?? ownSpeed ?? 0) >= configuration.minimumSpeedForCourseMetersPerSecond,
+            !p.route.courseAgreesAnywhere(
+                roadCourse, around: match.distanceAlongLegMeters, aroundMeters: configuration.onRouteCourseSpanMeters,
+                toleranceDegrees: configuration.wrongWayDegrees)
+        else { return false }
+        let index = p.route.edgeIndex(atDistance: p.along)
+        let edges = p.route.leg.edges
+        let around = max(0, index - 2)...min(edges.count - 1, index + 3)
+        return !edges[around].contains(edge)
+    }
+
     private func matcherLeaves(_ snapped: SnappedFix, _ p: LegProgress, course: Double?) -> Bool {
         guard let edge = snapped.edge, let course, let roadCourse = snapped.courseDegrees,
             Geodesy.bearingDifferenceDegrees(course, roadCourse) <= configuration.matchedRoadCourseDegrees
