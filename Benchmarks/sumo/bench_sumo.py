@@ -92,7 +92,13 @@ def navigation_summary(trips, interval):
     s["late"] = sum(a["odometerToGo"] < -30 for a in detected)
     s["arrivalDistanceP50"] = med([a["trueDistance"] for a in detected])
     same = [t for t in trips if t["routeStatus"] == "ok" and t["leftRoute"] is None]
-    other = [t for t in trips if t["routeStatus"] == "ok" and t["leftRoute"] is not None]
+    other = [t for t in trips if t["routeStatus"] == "ok" and t["leftRoute"] is not None
+             and not t["leftRoute"].get("nearEnd")]
+    # Left within 30 m of the plan's end (`evaluate.find_leave`): neither a false reroute nor one owed.
+    near_end = [t for t in trips if t["routeStatus"] == "ok" and t["leftRoute"] is not None
+                and t["leftRoute"].get("nearEnd")]
+    s["nearEndTrips"] = len(near_end)
+    s["nearEndReroutes"] = sum(len(t["reroutes"]) for t in near_end)
     s["sameRouteTrips"] = len(same)
     s["sameRouteReroutes"] = sum(len(t["reroutes"]) for t in same)
     s["sameRouteTripsWithReroute"] = sum(bool(t["reroutes"]) for t in same)
@@ -382,14 +388,17 @@ def print_tables(summary, header=True, matching=True, navigation=True):
         print(NAVIGATION_HEADER)
     for interval, r in (summary["intervals"].items() if navigation else ()):
         n = r["navigation"]
-        print("| %s | %s | %d/%d | %d/%d once (missed: %d midpoints, %d ends; %d twice) | %d/%d%s | %d (+%d passed earlier) | %d trips: %d reroutes (%d trips) | "
+        print("| %s | %s | %d/%d | %d/%d once (missed: %d midpoints, %d ends; %d twice) | %d/%d%s | %d (+%d passed earlier) | %d trips: %d reroutes (%d trips)%s | "
               "%d trips: %d within 3 fixes (p50 %.1f fixes, %.0f m driven), %d never, %d false before%s | %.0f %% (%+.0f %%), n=%d | %.0f %% (%+.0f %%), n=%d | %.2f |"
               % (name, interval, n["routed"], n["trips"], n["arrivedOnce"], n["waypoints"], n["missedMidpoint"],
                  n["missedEnd"], n["duplicate"], n["within30"], n["arrivedOnce"] + n["duplicate"],
                  ("" if n["within30"] == n["arrivedOnce"] + n["duplicate"] or "beyond30WithFixWithin" not in n
                   else " (beyond 30 m with a fix within: %d)" % n["beyond30WithFixWithin"]), n["early"],
                  n["passedEarlier"], n["sameRouteTrips"], n["sameRouteReroutes"],
-                 n["sameRouteTripsWithReroute"], n["otherRouteTrips"], n["otherRouteReroutedWithin3"],
+                 n["sameRouteTripsWithReroute"],
+                 ("; %d left within 30 m of the end: %d reroutes" % (n["nearEndTrips"], n["nearEndReroutes"]))
+                 if n.get("nearEndTrips") else "",
+                 n["otherRouteTrips"], n["otherRouteReroutedWithin3"],
                  n["otherRouteRerouteLatencyFixesP50"], n["otherRouteRerouteLatencyMetersP50"], n["otherRouteNeverRerouted"], n["otherRouteFalseBeforeLeaving"],
                  (", %d started off the plan" % n["otherRouteStartedOff"]) if n.get("otherRouteStartedOff") else "",
                  100 * n["etaLeg0MedianAbs"], 100 * n["etaLeg0SignedMedian"], n["etaLeg0Count"],

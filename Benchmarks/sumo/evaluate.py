@@ -106,13 +106,46 @@ def project_onto_polyline(lat, lon, polyline):
     return math.sqrt(best), best_along, along
 
 
+def heading_degrees(a, b):
+    """Initial bearing from sample a to sample b ((lat, lon) pairs), degrees clockwise from north, local frame."""
+    kx = math.cos(math.radians(a[0])) * 111319.49
+    return math.degrees(math.atan2((b[1] - a[1]) * kx, (b[0] - a[0]) * 111319.49)) % 360
+
+
+def plan_distances_meters(track1s, polyline):
+    """Each truth sample's distance from the plan, over the plan's stretches that run the vehicle's way (within 90° of
+    its heading from the samples either side, while it moves at 1 m/s or more): a vehicle that turned back along its
+    plan has left it, though it stays within metres of it (Kouvola seed 6 probe17 at 1 s: a U-turn at the end of a
+    street, back along the plan's first metres, counted as following the plan and its reroute as false). Standing or
+    without a heading, the plain distance."""
+    segments = []
+    for (a_lat, a_lon), (b_lat, b_lon) in zip(polyline, polyline[1:]):
+        if (a_lat, a_lon) != (b_lat, b_lon):
+            segments.append(((a_lat, a_lon), (b_lat, b_lon), heading_degrees((a_lat, a_lon), (b_lat, b_lon))))
+    dists = []
+    for i, s in enumerate(track1s):
+        before, after = track1s[max(0, i - 1)], track1s[min(len(track1s) - 1, i + 1)]
+        moving = s["speed"] >= 1.0 and haversine_meters(before["lat"], before["lon"], after["lat"], after["lon"]) >= 1.0
+        if not moving:
+            dists.append(distance_to_polyline_meters(s["lat"], s["lon"], polyline))
+            continue
+        heading = heading_degrees((before["lat"], before["lon"]), (after["lat"], after["lon"]))
+        best = float("inf")
+        for a, b, bearing in segments:
+            if abs((heading - bearing + 180) % 360 - 180) <= 90:
+                best = min(best, distance_to_polyline_meters(s["lat"], s["lon"], [a, b]))
+        dists.append(best)
+    return dists
+
+
 def find_leave(track1s, polyline, dists):
     """Where SUMO's vehicle left the planned polyline: the first 3 s running (off junction interiors, where SUMO cuts
     corners) more than OFF_ROUTE_METERS from it, back to the last sample within ON_ROUTE_METERS — or to the last
     sample the vehicle STOOD within OFF_ROUTE_METERS (a lane beside the centre line: standing there it has not left
     yet; walking back through a queue in that lane counted the queue's fixes as fixes after leaving). None when the
-    vehicle never leaves, or leaves only past the plan's end (it reached the destination, drove on and came back:
-    the plan ends there, there is nothing left to leave). With the sample where it is back within ON_ROUTE_METERS
+    vehicle never leaves. `nearEnd`: it left within ARRIVAL_RADIUS_METERS of the plan's end (drove past the
+    destination and came back, or turned off just short of it and looped round: Kouvola d18 seed 7 probe10, 15 m
+    short): a reroute there is neither false nor owed, and such trips are counted apart. With the sample where it is back within ON_ROUTE_METERS
     3 s running farther along the plan (`rejoinedT`), if it rejoins. `startedOff`: the vehicle was never on the
     plan (the first route began on another road, Helsinki probe0 stands 2 minutes 15 m from it): no moment of
     leaving to count fixes from."""
@@ -125,11 +158,10 @@ def find_leave(track1s, polyline, dists):
                 track1s[j]["speed"] < STANDING_METERS_PER_SECOND and dists[j] <= OFF_ROUTE_METERS):
             j -= 1
         _, along, length = project_onto_polyline(track1s[j]["lat"], track1s[j]["lon"], polyline)
-        if length - along <= ARRIVAL_RADIUS_METERS:
-            return None
         leave = {"t": nominal_time(track1s[j]), "odometer": track1s[j]["odometer"], "lat": track1s[j]["lat"],
                  "lon": track1s[j]["lon"], "edge": track1s[j]["edge"], "rejoinedT": None,
-                 "startedOff": j == 0 and dists[0] > ON_ROUTE_METERS}
+                 "startedOff": j == 0 and dists[0] > ON_ROUTE_METERS,
+                 "nearEnd": length - along <= ARRIVAL_RADIUS_METERS}
         back = [i for i in plain if i > plain[n + 2] and dists[i] <= ON_ROUTE_METERS]
         for i in back:
             run = [k for k in plain if i <= k < i + 3]
@@ -287,7 +319,7 @@ def evaluate_trip(probe, events, truth, fixes, waypoints, interval, track1s):
         polyline = []
         for leg in first["legs"]:
             polyline.extend(decode_polyline6(leg["polyline6"]))
-        dists = [distance_to_polyline_meters(s["lat"], s["lon"], polyline) for s in track1s]
+        dists = plan_distances_meters(track1s, polyline)
         trip["maxPathDeviation"] = max(dists)
         trip["leftRoute"] = find_leave(track1s, polyline, dists)
         # Continuing at a waypoint re-plans from the vehicle when it is not where the planned next leg starts: a new
