@@ -117,24 +117,29 @@ def plan_distances_meters(track1s, polyline):
     its heading from the samples either side, while it moves at 1 m/s or more): a vehicle that turned back along its
     plan has left it, though it stays within metres of it (Kouvola seed 6 probe17 at 1 s: a U-turn at the end of a
     street, back along the plan's first metres, counted as following the plan and its reroute as false). Standing or
-    without a heading, the plain distance."""
+    without a heading, the plain distance; so also until the vehicle has once been within ON_ROUTE_METERS of a
+    stretch running its way (a trip start whose first route began the other way keeps counting as leaving the
+    plan at its first fix, as before, not as having started off it)."""
     segments = []
     for (a_lat, a_lon), (b_lat, b_lon) in zip(polyline, polyline[1:]):
         if (a_lat, a_lon) != (b_lat, b_lon):
             segments.append(((a_lat, a_lon), (b_lat, b_lon), heading_degrees((a_lat, a_lon), (b_lat, b_lon))))
     dists = []
+    followed = False
     for i, s in enumerate(track1s):
+        plain = distance_to_polyline_meters(s["lat"], s["lon"], polyline)
         before, after = track1s[max(0, i - 1)], track1s[min(len(track1s) - 1, i + 1)]
         moving = s["speed"] >= 1.0 and haversine_meters(before["lat"], before["lon"], after["lat"], after["lon"]) >= 1.0
         if not moving:
-            dists.append(distance_to_polyline_meters(s["lat"], s["lon"], polyline))
+            dists.append(plain)
             continue
         heading = heading_degrees((before["lat"], before["lon"]), (after["lat"], after["lon"]))
         best = float("inf")
         for a, b, bearing in segments:
             if abs((heading - bearing + 180) % 360 - 180) <= 90:
                 best = min(best, distance_to_polyline_meters(s["lat"], s["lon"], [a, b]))
-        dists.append(best)
+        followed = followed or best <= ON_ROUTE_METERS
+        dists.append(best if followed else plain)
     return dists
 
 
