@@ -98,9 +98,12 @@ import Testing
             return count
         }
         #expect(try arrivals(NavigatorConfiguration()) == 1)
-        // Control: it is the passing-through rule that takes it.
+        // Control: the passing-through rule takes it, and so does coasting through the outlier (which covers a 5 s
+        // interval since `arrivalCoastingMaximumSeconds` is 5.5 s); without both the arrival is lost.
         var configuration = NavigatorConfiguration()
         configuration.arrivalByPassingThrough = false
+        #expect(try arrivals(configuration) == 1)
+        configuration.arrivalCoastingMaximumSeconds = 0
         #expect(try arrivals(configuration) == 0)
     }
 }
