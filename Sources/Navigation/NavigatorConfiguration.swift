@@ -251,6 +251,14 @@ public struct NavigatorConfiguration: Sendable, Hashable {
     public var onRouteCourseSpanMeters: Double = 25
     /// Default 45°.
     public var matchedRoadCourseDegrees: Double = 45
+    /// A fix whose own course (`usableCourse`) runs the route's way around the progress estimate (within
+    /// `courseContradictionDegrees`, over `onRouteCourseSpanMeters`) while the matcher put it on a road that is none
+    /// of the leg's and runs more than `courseContradictionDegrees` across that course neither adds evidence of
+    /// leaving nor resets it: the position is off, not the vehicle. Multipath in a street canyon holds a receiver's
+    /// fixes 20–30 m to one side for tens of seconds while its Doppler course stays right (`realistic.py`'s canyon
+    /// episodes: SUMO Kouvola probe15 at 1 s, rerouted four times in 8 s onto a road across its course, 30 m away).
+    /// A vehicle that really leaves drives along the road it is on, or against the route. Default true.
+    public var offRouteCourseOverridesMatcher = true
     /// A fix without a usable course of its own within the corridor also counts 1 when the matcher, despite its
     /// bonus for the route, holds the vehicle moving at `minimumSpeedForCourseMetersPerSecond` or more (log-odds at or below −`offRouteHoldLogOdds`) on a road that is
     /// none of the leg's edges around it and runs against every direction of the leg within

@@ -662,6 +662,7 @@ public final class NavigatorCore {
                 }
             } ?? false
         let settling = p.startedStanding && p.along < configuration.settlingMeters
+        if courseHoldsToRouteAgainstMatcher(snapped, p, course: ownCourse) { return false }
         let fixWeight = evidenceWeight(
             speed: snapped.fix.speedMetersPerSecond.flatMap { $0 >= 0 ? $0 : nil } ?? ownSpeed,
             seconds: max(0, secondsSincePrevious ?? 0))
@@ -887,6 +888,20 @@ public final class NavigatorCore {
 
     /// The matcher holds the vehicle on a road that is not the route's around the progress estimate, and that
     /// road's direction agrees with the vehicle's course.
+    /// The fix's own course runs the route's way around the progress estimate while the matcher has put the fix on
+    /// another road running across that course (see `NavigatorConfiguration.offRouteCourseOverridesMatcher`): the
+    /// position is off, not the vehicle.
+    private func courseHoldsToRouteAgainstMatcher(_ snapped: SnappedFix, _ p: LegProgress, course: Double?) -> Bool {
+        guard configuration.offRouteCourseOverridesMatcher, let course, let edge = snapped.edge,
+            let roadCourse = snapped.courseDegrees,
+            Geodesy.bearingDifferenceDegrees(course, roadCourse) > configuration.courseContradictionDegrees,
+            !p.route.leg.edges.contains(edge)
+        else { return false }
+        return p.route.courseAgreesAnywhere(
+            course, around: p.along, aroundMeters: configuration.onRouteCourseSpanMeters,
+            toleranceDegrees: configuration.courseContradictionDegrees)
+    }
+
     /// A fix without a usable course: the matcher holds the moving vehicle, against its bonus for the route, on a
     /// road none of the leg's edges around the progress estimate, heading against every direction of the leg around
     /// the fix (see `NavigatorConfiguration.offRouteOnMatchedRoadAgainstRoute`).

@@ -230,3 +230,57 @@ private final class ScriptedOddsSnapper: RoadSnappingProvider {
         }
     }
 }
+
+/// A street canyon's multipath holds a receiver's fixes 20–30 m to one side for tens of seconds while its Doppler
+/// course stays right (`NavigatorConfiguration.offRouteCourseOverridesMatcher`; SUMO Kouvola with `realistic.py`'s
+/// noise at 1 s, probe15: rerouted four times in 8 s onto a road across its course 30 m away).
+@Suite struct CanyonEpisodeTests {
+    /// A–B–C east (500 m, B at 250 m); at B a street runs north to D (100 m).
+    private func tJunction() throws -> DrawnRoads {
+        try DrawnRoads(
+            """
+                                     D
+                                     |
+                                     |
+                                     |
+                                     |
+                                     |
+                                     |
+                                     |
+                                     |
+                                     |
+            A------------------------B-------------------------C
+            """, gridMeters: 10, ways: [.init("ABC"), .init("BD")])
+    }
+
+    /// Drives `path` at 6 m/s with a fix a second (speed and course exact, accuracy 10 m), the fixes from 190 to
+    /// 310 m along it displaced 28 m north; route to C. Returns the reasons of the route changes after setting it.
+    private func reroutes(_ configuration: NavigatorConfiguration = NavigatorConfiguration(), path: String = "ABC")
+        throws -> [String]
+    {
+        let roads = try tJunction()
+        let nav = roads.matchingNavigator(from: "A", to: "C", title: "C", configuration: configuration)
+        var changes: [String] = []
+        for (i, var fix) in drive(roads.path(path), speed: 6, from: t0.addingTimeInterval(1), accuracy: 10)
+            .enumerated()
+        {
+            let along = Double(i) * 6
+            if path == "ABC", along >= 190, along <= 310 { fix.coordinate = offset(fix.coordinate, east: 0, north: 28) }
+            changes += nav.process(fix).routeChanges.map(\.reason.rawValue)
+        }
+        return changes
+    }
+
+    @Test func fixesHeldToOneSideWhileTheCourseFollowsTheRouteDoNotReroute() throws {
+        #expect(try reroutes() == [])
+        // Control: without the course's say the matcher's side street reroutes the vehicle.
+        var without = NavigatorConfiguration()
+        without.offRouteCourseOverridesMatcher = false
+        #expect(try reroutes(without).contains("offRoute"))
+    }
+
+    /// A vehicle that really turns into the side street is rerouted: its course runs along it, not the route.
+    @Test func turningIntoTheSideStreetStillReroutes() throws {
+        #expect(try reroutes(path: "ABD").contains("offRoute"))
+    }
+}
