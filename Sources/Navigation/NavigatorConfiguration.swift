@@ -243,6 +243,13 @@ public struct NavigatorConfiguration: Sendable, Hashable {
     /// minutes in a queue 10 m past a fork at 17°, each fix a full one, until the junction branch test took the
     /// fork: a false reroute onto a 7.9 km detour, both arrivals lost and ten more reroutes. `.infinity`: no limit.
     public var standingEvidenceLimit: Double = 1
+    /// A vehicle whose fixes' own speed says it stands (below `offRouteMinimumSpeedMetersPerSecond`), and which came to
+    /// a stop with no evidence of leaving counted, stays on the route for the whole stand: its off-route fixes neither
+    /// add evidence nor reset it. A vehicle that does not move cannot leave; street-canyon multipath at a light holds
+    /// its fixes 20–40 m to one side for seconds at a time (`realistic.py`'s canyon episodes: SUMO Baltimore probes 7
+    /// and 14 and Helsinki probe7 at 1 s, rerouted while standing). Without a speed of its own the fix cannot say it
+    /// stands. Default true.
+    public var standingKeepsRoute = true
 
     /// A fix within the route's corridor counts as leaving when its course contradicts every direction of the leg
     /// within this distance along it of the fix's position (1), or 2 when the matcher also holds it on another road

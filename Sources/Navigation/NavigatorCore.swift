@@ -51,6 +51,11 @@ public final class NavigatorCore {
     /// The evidence of leaving the time share has granted during the current stand, in fixes' worth, and what this
     /// fix may still take (see `NavigatorConfiguration.standingEvidenceLimit`; infinite while moving).
     private var standingEvidenceSpent = 0.0
+    /// The vehicle, by its fixes' own speed, has stood since it stopped with no evidence of leaving counted (see
+    /// `NavigatorConfiguration.standingKeepsRoute`).
+    private var standingOnRoute = false
+    /// The previous fix's own speed said the vehicle stood.
+    private var previousFixStood = false
     private var standingEvidenceAllowance = Double.infinity
     /// The mean position of the current run of standing fixes (see `checkArrival`); nil while moving.
     private var standing: (latitude: Double, longitude: Double, count: Int)?
@@ -332,6 +337,12 @@ public final class NavigatorCore {
             ? (snapped.speedMetersPerSecond.flatMap { $0 >= 0 ? $0 : nil } ?? conservativeSpeed) : conservativeSpeed
         updateOwnSpeed(speed, previous: previous, now: time)
         updateStandingEvidence(speed: fix.speedMetersPerSecond ?? speed, since: previous, at: time)
+        // Only the fix's own speed says the vehicle stands: a positions-only speed wanders to 2–3 m/s while it does.
+        let stands = fix.speedMetersPerSecond.map { $0 >= 0 && $0 < configuration.offRouteMinimumSpeedMetersPerSecond }
+            ?? false
+        if stands && !previousFixStood { standingOnRoute = offRouteEvidence == 0 }
+        if !stands { standingOnRoute = false }
+        previousFixStood = stands
 
         var events: [NavigationEvent] = [
             .location(
@@ -663,6 +674,9 @@ public final class NavigatorCore {
             } ?? false
         let settling = p.startedStanding && p.along < configuration.settlingMeters
         if courseHoldsToRouteAgainstMatcher(snapped, p, course: ownCourse) { return false }
+        // Stopped with nothing counted against the route, a standing vehicle is where it stopped: its fixes, off the
+        // route or not, say nothing of leaving (`standingKeepsRoute`).
+        if configuration.standingKeepsRoute && standingOnRoute { return false }
         let fixWeight = evidenceWeight(
             speed: snapped.fix.speedMetersPerSecond.flatMap { $0 >= 0 ? $0 : nil } ?? ownSpeed,
             seconds: max(0, secondsSincePrevious ?? 0))

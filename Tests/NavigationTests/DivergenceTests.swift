@@ -146,6 +146,7 @@ import Testing
         naive.evidenceDecorrelationMeters = 1e-9
         naive.evidenceDecorrelationSeconds = 1e-9
         naive.standingEvidenceLimit = .infinity
+        naive.standingKeepsRoute = false  // which alone keeps this stand on the route now
         #expect(try reroutes(NavigatorConfiguration()) == 0)
         #expect(try reroutes(naive) > 0, "control: every standing fix counting in full")
     }

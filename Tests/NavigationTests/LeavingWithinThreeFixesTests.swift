@@ -283,4 +283,32 @@ private final class ScriptedOddsSnapper: RoadSnappingProvider {
     @Test func turningIntoTheSideStreetStillReroutes() throws {
         #expect(try reroutes(path: "ABD").contains("offRoute"))
     }
+
+    /// Standing at a light 10 m before B for 40 s (own speed 0, no course), the fixes from the 10th to the 20th
+    /// second of the stand 28 m north, beside the side street; then on to C at 6 m/s (`standingKeepsRoute`: SUMO
+    /// Baltimore probes 7 and 14 and Helsinki probe7 with `realistic.py`'s noise at 1 s, rerouted while standing).
+    /// Returns the reasons of the route changes after setting the route.
+    private func reroutesStandingThroughAnEpisode(_ configuration: NavigatorConfiguration) throws -> [String] {
+        let roads = try tJunction()
+        let nav = roads.matchingNavigator(from: "A", to: "C", title: "C", configuration: configuration)
+        let path = roads.path("ABC")
+        func fix(_ along: Double, _ seconds: Double, speed: Double, north: Double = 0) -> RawFix {
+            let p = PolylineGeometry.point(along: path, offsetMeters: along)!
+            return RawFix(
+                coordinate: offset(p, east: 0, north: north), timestamp: t0.addingTimeInterval(seconds),
+                horizontalAccuracyMeters: 10, courseDegrees: speed > 0 ? 90 : nil, speedMetersPerSecond: speed)
+        }
+        var fixes = (0..<40).map { fix(Double($0) * 6, Double($0) + 1, speed: 6) }
+        fixes += (0..<40).map { fix(240, Double($0) + 41, speed: 0, north: (10..<20).contains($0) ? 28 : 0) }
+        fixes += (1...43).map { fix(240 + Double($0) * 6, Double($0) + 80, speed: 6) }
+        return fixes.flatMap { nav.process($0).routeChanges.map(\.reason.rawValue) }
+    }
+
+    @Test func fixesHeldToOneSideWhileStandingDoNotReroute() throws {
+        #expect(try reroutesStandingThroughAnEpisode(NavigatorConfiguration()) == [])
+        // Control: without it the standing vehicle is sent round by the side street.
+        var without = NavigatorConfiguration()
+        without.standingKeepsRoute = false
+        #expect(try reroutesStandingThroughAnEpisode(without).contains("offRoute"))
+    }
 }
