@@ -922,6 +922,10 @@ public final class NavigatorCore {
     private func matcherHoldsItAgainstRoute(_ snapped: SnappedFix, _ p: LegProgress) -> Bool {
         guard configuration.offRouteOnMatchedRoadAgainstRoute, let edge = snapped.edge,
             let roadCourse = snapped.courseDegrees, let match = snapped.routeMatch,
+            // Beside where the vehicle is on the leg: a projection onto a far part of it that comes by (a leg that
+            // loops back, a vehicle not yet on the leg's start) says nothing of the road's direction here (SUMO
+            // Helsinki probe18 with recorded-drive noise, positions only: 280 m along a leg not yet begun).
+            abs(match.distanceAlongLegMeters - p.along) <= 2 * configuration.onRouteCourseSpanMeters,
             let odds = snapped.routeLogOdds, odds <= -configuration.offRouteHoldLogOdds,
             // Moving as fast as a fix's course needs to count: the matcher's road direction is a course, and a
             // standing vehicle's wandering positions-only fixes give the matcher speeds of 2–3 m/s (SUMO Baltimore
