@@ -267,12 +267,13 @@ public struct NavigatorConfiguration: Sendable, Hashable {
     /// A vehicle that really leaves drives along the road it is on, or against the route. Default true.
     public var offRouteCourseOverridesMatcher = true
     /// A fix without a usable course of its own within the corridor also counts 1 when the matcher, despite its
-    /// bonus for the route, holds the vehicle moving at `minimumSpeedForCourseMetersPerSecond` or more (log-odds at or below −`offRouteHoldLogOdds`) on a road that is
-    /// none of the leg's edges around it and runs against every direction of the leg within
-    /// `onRouteCourseSpanMeters` (at least `wrongWayDegrees` from each): a U-turn onto the other carriageway of a
-    /// dual road, 10–15 m from the route, where positions alone show no course at city speeds and the distance
-    /// stays inside the corridor (SUMO Helsinki positions only at 1 s, probes 7 and 10: rerouted 13–15 fixes, 87–95 m,
-    /// after turning back along Hakaniemenranta). Default true.
+    /// bonus for the route, holds the vehicle moving at `minimumSpeedForCourseMetersPerSecond` or more (log-odds at
+    /// or below −`offRouteHoldLogOdds`) on a road that is none of the leg's edges around it and runs against every
+    /// direction of the leg within `onRouteCourseSpanMeters` (at least `wrongWayDegrees` from each), beside the
+    /// progress estimate (within twice that span along the leg): a U-turn onto the other carriageway of a dual road,
+    /// 10–15 m from the route, where positions alone show no course at city speeds and the distance stays inside the
+    /// corridor (SUMO Helsinki positions only at 1 s, probes 7 and 10: rerouted 13–15 fixes, 87–95 m, after turning
+    /// back along Hakaniemenranta). Default true.
     public var offRouteOnMatchedRoadAgainstRoute = true
     /// On the first metres of a leg that began at a standstill (origin, waypoint) only fixes off the route count as
     /// leaving it, and only while the vehicle moves. Default 40 m.

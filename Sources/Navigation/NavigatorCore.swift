@@ -51,12 +51,12 @@ public final class NavigatorCore {
     /// The evidence of leaving the time share has granted during the current stand, in fixes' worth, and what this
     /// fix may still take (see `NavigatorConfiguration.standingEvidenceLimit`; infinite while moving).
     private var standingEvidenceSpent = 0.0
+    private var standingEvidenceAllowance = Double.infinity
     /// The vehicle, by its fixes' own speed, has stood since it stopped with no evidence of leaving counted (see
     /// `NavigatorConfiguration.standingKeepsRoute`).
     private var standingOnRoute = false
     /// The previous fix's own speed said the vehicle stood.
     private var previousFixStood = false
-    private var standingEvidenceAllowance = Double.infinity
     /// The mean position of the current run of standing fixes (see `checkArrival`); nil while moving.
     private var standing: (latitude: Double, longitude: Double, count: Int)?
     private var lastReportedSeconds: Double?
@@ -647,7 +647,10 @@ public final class NavigatorCore {
     /// - a fix within the corridor without a course of its own that the matcher holds on another road against the
     ///   route (`offRouteOnMatchedRoadAgainstRoute`: the other carriageway after a U-turn): 1, on the same terms;
     /// - an off-route fix from a vehicle standing on the first `settlingMeters` of the leg
-    ///   (`offRouteMinimumSpeedMetersPerSecond`) counts nothing and resets nothing.
+    ///   (`offRouteMinimumSpeedMetersPerSecond`) counts nothing and resets nothing; nor does a fix whose own course
+    ///   runs the route's way while the matcher puts it on a road across that course
+    ///   (`offRouteCourseOverridesMatcher`), nor one from a vehicle standing since it stopped with nothing counted
+    ///   (`standingKeepsRoute`).
     private func isOffRoute(
         _ snapped: SnappedFix, previous: SnappedFix?, beforePrevious: SnappedFix?, secondsSincePrevious: Double?
     ) -> Bool {
@@ -900,8 +903,6 @@ public final class NavigatorCore {
             course, atDistance: match.distanceAlongLegMeters, toleranceDegrees: configuration.courseContradictionDegrees)
     }
 
-    /// The matcher holds the vehicle on a road that is not the route's around the progress estimate, and that
-    /// road's direction agrees with the vehicle's course.
     /// The fix's own course runs the route's way around the progress estimate while the matcher has put the fix on
     /// another road running across that course (see `NavigatorConfiguration.offRouteCourseOverridesMatcher`): the
     /// position is off, not the vehicle.
@@ -941,6 +942,8 @@ public final class NavigatorCore {
         return !edges[around].contains(edge)
     }
 
+    /// The matcher holds the vehicle on a road that is not the route's around the progress estimate, and that
+    /// road's direction agrees with the vehicle's course.
     private func matcherLeaves(_ snapped: SnappedFix, _ p: LegProgress, course: Double?) -> Bool {
         guard let edge = snapped.edge, let course, let roadCourse = snapped.courseDegrees,
             Geodesy.bearingDifferenceDegrees(course, roadCourse) <= configuration.matchedRoadCourseDegrees
