@@ -307,16 +307,10 @@ public final class NavigatorCore {
             p.route.progressMeters = predictedAlong(p, at: time)
             // Without the fix's own speed nothing tells the filter the vehicle stopped: the window reaches back to
             // the last accepted position (see `ActiveLeg.progressSlackBehindMeters`).
+            p.route.progressSlackBehindMeters =
+                fix.speedMetersPerSecond == nil ? max(0, p.route.progressMeters - p.along) : 0
             let unseen = time.timeIntervalSince(p.updatedAt) - configuration.progressSlackAfterSeconds
             p.route.progressSlackMeters = max(0, unseen) * configuration.progressSlackSpeedMetersPerSecond
-            // With it, after a gap the window reaches back as far as it reaches on, up to the last accepted position:
-            // unseen, the vehicle may have slowed (SUMO Kouvola probe23 with recorded-drive noise at 5 s: 15 s
-            // unseen at 28 m/s, the first fix after the gap about 240 m behind the prediction, outside the window;
-            // the prediction ran on ahead of the vehicle, the waypoint was missed and the vehicle sent back to it
-            // three times: `KouvolaOutageTests`). Ordinary 5 s intervals have no slack, so no change there.
-            let trailing = max(0, p.route.progressMeters - p.along)
-            p.route.progressSlackBehindMeters =
-                fix.speedMetersPerSecond == nil ? trailing : min(trailing, p.route.progressSlackMeters)
             progress = p
         }
         let snapped = snapper.snap(fix, activeLeg: progress?.route)
