@@ -40,6 +40,10 @@ public struct ActiveLeg: Sendable {
     /// alone (a vehicle that braked to a stop unseen by any speed field is still there). Windowed searches reach
     /// back by it, so that the hint running ahead of a standing vehicle does not lose it.
     public internal(set) var progressSlackBehindMeters: Double = 0
+    /// How much farther back the window reaches after a gap for a fix with its own speed, metres (the vehicle may
+    /// have slowed unseen), without widening the along-leg tolerance behind `progressMeters`: a leg that comes back
+    /// past an earlier stretch must not have that pass preferred for being near in distance.
+    public internal(set) var progressReachBehindMeters: Double = 0
 
     public var lengthMeters: Double { cumulativeMeters.last ?? 0 }
 
@@ -161,9 +165,11 @@ public struct ActiveLeg: Sendable {
         _ coordinate: Coordinate, courseDegrees: Double?, behindMeters: Double, aheadMeters: Double
     ) -> RouteMatch? {
         project(
-            coordinate, fromMeters: progressMeters - behindMeters - progressSlackBehindMeters,
+            coordinate, fromMeters: progressMeters - behindMeters - progressSlackBehindMeters - progressReachBehindMeters,
             toMeters: progressMeters + aheadMeters + progressSlackMeters, near: progressMeters,
-            nearToleranceMeters: 50 + progressSlackMeters + progressSlackBehindMeters, courseDegrees: courseDegrees)
+            nearToleranceMeters: 50 + progressSlackMeters + progressSlackBehindMeters,
+            nearBehindToleranceMeters: progressReachBehindMeters > 0 ? 50 + progressSlackBehindMeters : nil,
+            courseDegrees: courseDegrees)
     }
 
     /// Whether `course` agrees (within `toleranceDegrees`) with the direction of any segment of the leg overlapping
@@ -187,10 +193,12 @@ public struct ActiveLeg: Sendable {
     ///
     /// With `near`, a leg that passes the same place twice (round a block, back on the other carriageway) is
     /// resolved towards the pass closest along the leg to `near`: a candidate's score is its distance plus
-    /// `alongPenalty` × how far it lies more than `nearToleranceMeters` along the leg from `near`.
+    /// `alongPenalty` × how far it lies more than `nearToleranceMeters` along the leg from `near`
+    /// (`nearBehindToleranceMeters`, when given, for candidates before `near`).
     /// With `courseDegrees`, a segment heading more than 90° away from it scores `coursePenaltyMeters` worse.
     public func project(_ coordinate: Coordinate, fromMeters: Double = 0, toMeters: Double = .infinity,
                         near: Double? = nil, alongPenalty: Double = 0.2, nearToleranceMeters: Double = 50,
+                        nearBehindToleranceMeters: Double? = nil,
                         courseDegrees: Double? = nil, coursePenaltyMeters: Double = 40) -> RouteMatch? {
         guard !points.isEmpty else { return nil }
         if points.count == 1 {
@@ -219,7 +227,8 @@ public struct ActiveLeg: Sendable {
             var score = (qx * qx + qy * qy).squareRoot()
             if let near {
                 let along = cumulativeMeters[s] + (cumulativeMeters[s + 1] - cumulativeMeters[s]) * t
-                score += alongPenalty * max(0, abs(along - near) - nearToleranceMeters)
+                let tolerance = along < near ? nearBehindToleranceMeters ?? nearToleranceMeters : nearToleranceMeters
+                score += alongPenalty * max(0, abs(along - near) - tolerance)
             }
             // The bearing only matters for a segment that would otherwise win (saves the trigonometry).
             if let w = winner, score >= w.score { continue }

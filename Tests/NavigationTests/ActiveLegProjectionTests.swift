@@ -37,4 +37,27 @@ import Testing
             #expect(abs(Geodesy.distanceMeters(p, match.point) - match.distanceFromRouteMeters) < 0.001)
         }
     }
+
+    /// A leg that comes back beside itself (A → B east 300 m, 20 m south to C, back west to D): a point 8 m south of
+    /// A–B lies 12 m from the pass back. With the hint on the pass back (520 m along) and a tolerance wide on both
+    /// sides (after a long gap the ahead slack widens it), the nearer first pass wins; with the tolerance behind the
+    /// hint kept at 50 m (`nearBehindToleranceMeters`, what `locate` uses when the window reaches back after a gap)
+    /// the pass at the hint does.
+    @Test func aToleranceBehindTheHintKeepsAnEarlierPassFromWinning() throws {
+        let roads = try DrawnRoads("""
+            A-----------------------------B
+                                          |
+            D-----------------------------C
+            """, ways: [.init("AB"), .init("BC"), .init("CD")])
+        let nav = roads.navigator()
+        _ = nav.process(RawFix(coordinate: roads["A"], timestamp: t0, speedMetersPerSecond: 0))
+        #expect(nav.setDestinations([NavigationWaypoint(coordinate: roads["D"], title: "D")], at: t0).status == .ok)
+        let leg = try #require(nav.activeLeg)
+        let point = offset(PolylineGeometry.point(along: roads.path("AB"), offsetMeters: 100)!, east: 0, north: -8)
+        let wide = try #require(leg.project(point, near: 520, nearToleranceMeters: 450))
+        #expect(wide.distanceAlongLegMeters < 150)
+        let behindKept = try #require(
+            leg.project(point, near: 520, nearToleranceMeters: 450, nearBehindToleranceMeters: 50))
+        #expect(behindKept.distanceAlongLegMeters > 450)
+    }
 }

@@ -14,10 +14,9 @@ private let kouvola = URL(fileURLWithPath: #filePath).deletingLastPathComponent(
 /// A recorded-like drive on the real Kouvola extract: SUMO probe23 with `Benchmarks/sumo/realistic.py`'s
 /// `realistic8` noise at 5 s fixes (seed 1). At 28 m/s the receiver loses 15 s of fixes (34.8 → 49.9 s) while the
 /// vehicle slows; the first fix after the outage lies about 240 m behind where the progress filter's speed carried
-/// the estimate, outside the search window, then the vehicle passes the midpoint. Open: the midpoint is missed and
-/// the vehicle sent back to it three times. Letting the window reach back after a gap fixes this trace but reroutes
-/// two of `NavigationBenchmark`'s Helsinki drives falsely (a leg that comes back past its start after a tunnel):
-/// BENCHMARKS.md, "Session 18", not merged. Recorded as a known issue so that a fix shows here.
+/// the estimate, outside the search window, then the vehicle passes the midpoint. Before the window reached back
+/// after a gap (`ActiveLeg.progressReachBehindMeters`) the midpoint was missed and the vehicle sent back to it three
+/// times.
 @Suite(
     .enabled(
         if: FileManager.default.fileExists(atPath: kouvola.path), "test.osm.pbf missing: run scripts/fetch-maps"))
@@ -80,9 +79,7 @@ struct KouvolaOutageTests {
                 _ = nav.continueToNextDestination(at: fix.timestamp)
             }
         }
-        withKnownIssue("a vehicle that slowed in an outage falls behind the search window (session 18)") {
-            #expect(arrivals.first == "midpoint", "arrivals \(arrivals)")
-            #expect(reroutesBeforeMidpoint == 0)
-        }
+        #expect(arrivals.first == "midpoint", "arrivals \(arrivals)")
+        #expect(reroutesBeforeMidpoint == 0)
     }
 }
