@@ -97,11 +97,9 @@ public struct NavigatorConfiguration: Sendable, Hashable {
     /// the progress estimate at the last accepted fix, carried on at the slower of that fix's and this one's speed,
     /// is within `arrivalRadiusMeters` of the leg's end, and so is the matcher's position for this fix, in a straight
     /// line. Only while the last accepted fix is at most this many seconds old (farther, a stop in between could make
-    /// the reckoning run ahead of the vehicle), or is this one (the filter took the matched position). Default 5.5 s:
-    /// one sparse interval of 5 s fixes with some jitter (at 3 s, SUMO Baltimore seed 6 probe4 at 5 s, its last fix an
-    /// outlier at the destination at 12 m/s, was never announced; on 22 SUMO runs with and without speed and course
-    /// that was the only change). 0 turns the rule off.
-    public var arrivalCoastingMaximumSeconds: Double = 5.5
+    /// the reckoning run ahead of the vehicle), or is this one (the filter took the matched position). Default 3 s
+    /// (1–2 s fixes; 5 s fixes have the nearest-fix rule); 0 turns the rule off.
+    public var arrivalCoastingMaximumSeconds: Double = 3
     /// … and for a fix without its own speed (positions only), whose estimate and matched position trail a moving
     /// vehicle (the β gain's speed lags it: SUMO Helsinki probe12 and Kouvola probe9 at 1 s ended at their
     /// destination 10-15 m ahead of both, the last fix an outlier): the least-squares line through the straight-line
