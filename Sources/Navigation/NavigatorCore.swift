@@ -55,8 +55,6 @@ public final class NavigatorCore {
     /// The vehicle, by its fixes' own speed, has stood since it stopped with no evidence of leaving counted (see
     /// `NavigatorConfiguration.standingKeepsRoute`).
     private var standingOnRoute = false
-    /// The previous fix's own speed said the vehicle stood.
-    private var previousFixStood = false
     /// The mean position of the current run of standing fixes (see `checkArrival`); nil while moving.
     private var standing: (latitude: Double, longitude: Double, count: Int)?
     private var lastReportedSeconds: Double?
@@ -346,11 +344,14 @@ public final class NavigatorCore {
         updateOwnSpeed(speed, previous: previous, now: time)
         updateStandingEvidence(speed: fix.speedMetersPerSecond ?? speed, since: previous, at: time)
         // Only the fix's own speed says the vehicle stands: a positions-only speed wanders to 2–3 m/s while it does.
-        let stands = fix.speedMetersPerSecond.map { $0 >= 0 && $0 < configuration.offRouteMinimumSpeedMetersPerSecond }
-            ?? false
-        if stands && !previousFixStood { standingOnRoute = offRouteEvidence == 0 }
-        if !stands { standingOnRoute = false }
-        previousFixStood = stands
+        func stands(_ f: RawFix) -> Bool {
+            f.speedMetersPerSecond.map { $0 >= 0 && $0 < configuration.offRouteMinimumSpeedMetersPerSecond } ?? false
+        }
+        if !stands(fix) {
+            standingOnRoute = false
+        } else if !(previous.map { stands($0.fix) } ?? false) {
+            standingOnRoute = offRouteEvidence == 0
+        }
 
         var events: [NavigationEvent] = [
             .location(
@@ -944,10 +945,7 @@ public final class NavigatorCore {
                 roadCourse, around: match.distanceAlongLegMeters, aroundMeters: configuration.onRouteCourseSpanMeters,
                 toleranceDegrees: configuration.wrongWayDegrees)
         else { return false }
-        let index = p.route.edgeIndex(atDistance: p.along)
-        let edges = p.route.leg.edges
-        let around = max(0, index - 2)...min(edges.count - 1, index + 3)
-        return !edges[around].contains(edge)
+        return !isLegEdgeNearProgress(edge, p)
     }
 
     /// The matcher holds the vehicle on a road that is not the route's around the progress estimate, and that
@@ -956,10 +954,14 @@ public final class NavigatorCore {
         guard let edge = snapped.edge, let course, let roadCourse = snapped.courseDegrees,
             Geodesy.bearingDifferenceDegrees(course, roadCourse) <= configuration.matchedRoadCourseDegrees
         else { return false }
+        return !isLegEdgeNearProgress(edge, p)
+    }
+
+    /// `edge` is one of the leg's edges around the progress estimate (two before it to three after).
+    private func isLegEdgeNearProgress(_ edge: EdgeID, _ p: LegProgress) -> Bool {
         let index = p.route.edgeIndex(atDistance: p.along)
         let edges = p.route.leg.edges
-        let around = max(0, index - 2)...min(edges.count - 1, index + 3)
-        return !edges[around].contains(edge)
+        return edges[max(0, index - 2)...min(edges.count - 1, index + 3)].contains(edge)
     }
 
     /// The fix to judge this one against for arriving: the latest fix that was no position jump, so that one outlier

@@ -8,9 +8,7 @@ import Routing
 import Testing
 import TraceSimulation
 
-/// Package root from this file's path (Tests/NavigationTests/…); the extract comes from `scripts/fetch-maps`.
-private let helsinki = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    .deletingLastPathComponent().appendingPathComponent(".cache/maps/Helsinki.osm.pbf")
+private let helsinki = cachedMap("Helsinki.osm.pbf")
 
 /// Noisy simulated drives on the real Helsinki extract (σ = 8 m, 2 % outliers of 50–150 m), a few trips so the
 /// debug build stays quick; `NavigationBenchmark` runs the full set in release (figures in BENCHMARKS.md).

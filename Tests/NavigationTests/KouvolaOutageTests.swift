@@ -6,10 +6,8 @@ import OSMImport
 import RoadGraph
 import Testing
 
-/// Package root from this file's path (Tests/NavigationTests/…); pyrosm's Kouvola extract comes from
-/// `scripts/fetch-maps`.
-private let kouvola = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    .deletingLastPathComponent().appendingPathComponent(".cache/maps/test.osm.pbf")
+/// pyrosm's Kouvola extract.
+private let kouvola = cachedMap("test.osm.pbf")
 
 /// A recorded-like drive on the real Kouvola extract: SUMO probe23 with `Benchmarks/sumo/realistic.py`'s
 /// `realistic8` noise at 5 s fixes (seed 1). At 28 m/s the receiver loses 15 s of fixes (34.8 → 49.9 s) while the

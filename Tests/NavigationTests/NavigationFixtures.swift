@@ -137,6 +137,13 @@ struct DrawnRoads {
 
 let t0 = Date(timeIntervalSince1970: 1_780_000_000)  // 2026-05-28 20:26:40 UTC
 
+/// An extract `scripts/fetch-maps` puts in the package's `.cache/maps/` (the package root from this file's path,
+/// Tests/NavigationTests/…).
+func cachedMap(_ file: String) -> URL {
+    URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent(".cache/maps/\(file)")
+}
+
 /// Fixes every `interval` seconds along `path` at `speed` m/s, starting `startOffset` metres in, with exact
 /// positions, course and speed, and `stopSeconds` of standing fixes at the end.
 func drive(
