@@ -236,12 +236,13 @@ public enum GraphImporter {
                         highwayClass: road.highwayClass)
                 }
                 let track = restrictedWays.contains(wayID)
-                if !road.forward.isEmpty {
+                // A closed road (`RoadWay.closedRoadForward`) gets edges that no mode may use.
+                if !road.forward.isEmpty || road.closedRoadForward {
                     let e = builder.addEdge(from: from, to: to, shape: shape, attributes: attributes(road.forward, forwardSpeeds, signalsAt: v))
                     edgeEnds.append((from, to))
                     if track { edgesOfWay[wayID, default: []].append(e) }
                 }
-                if !road.backward.isEmpty {
+                if !road.backward.isEmpty || road.closedRoadBackward {
                     let e = builder.addEdge(from: to, to: from, shape: shape.reversed(), attributes: attributes(road.backward, backwardSpeeds, signalsAt: u))
                     edgeEnds.append((to, from))
                     if track { edgesOfWay[wayID, default: []].append(e) }

@@ -9,7 +9,9 @@ public enum WaySkipReason: String, Sendable, Hashable, CaseIterable, Codable {
     case area
     /// A highway value no profile routes on (construction, proposed, platform, raceway, bus_guideway …).
     case unsupportedHighway = "unsupported_highway"
-    /// No travel mode may use it in either direction (access=no, private, reversible for vehicles …).
+    /// No travel mode may use it in either direction and it is no road a car could drive (a footway with
+    /// access=no), or it is reversible (a road closed to every mode otherwise stays as a closed road:
+    /// `RoadWay.closedRoadForward`).
     case noAccess = "no_access"
     /// Fewer than two nodes, or none of its nodes are in the extract.
     case tooShort = "too_short"
@@ -21,6 +23,15 @@ public struct RoadWay: Sendable, Hashable {
     /// Modes allowed along the way's node order / against it.
     public var forward: ModeMask
     public var backward: ModeMask
+    /// A road a car could drive (`HighwayClass.isRoadForMotorVehicles`) whose tags close it to every mode
+    /// (access=private, access=no …) is kept as a closed road: edges with no mode allowed, in the directions its
+    /// one-way tags let a vehicle drive it. A closed road is never part of a through route, but a waypoint on it is
+    /// reached there and a vehicle on it is routed from there (`RouterConfiguration.closedRoadSnapMarginMeters`),
+    /// and the matcher may follow a vehicle along it at a cost (`MapMatchingConfiguration.closedRoadPenalty`): a
+    /// delivery to a private yard, a gated estate or a dock ends at the delivery, not on the public road 150 m
+    /// away (SUMO Baltimore probe9, seed 7: an arrival announced 145 m short).
+    public var closedRoadForward = false
+    public var closedRoadBackward = false
     /// toll, ferry, highway, roundabout, tunnel, bridge, oneway (per-direction speed-limit flags come later).
     public var flags: EdgeFlags
     public var name: String
@@ -286,7 +297,16 @@ public enum TravelProfiles {
         apply(.taxi, taxiDirection)
         apply(.cycling, cyclingDirection)
         apply(.walking, walkingDirection)
-        if forward.isEmpty && backward.isEmpty { return .skipped(.noAccess) }
+        var closedRoadForward = false, closedRoadBackward = false
+        if forward.isEmpty && backward.isEmpty {
+            guard highwayClass.isRoadForMotorVehicles else { return .skipped(.noAccess) }
+            switch vehicleDirection {
+            case .both: (closedRoadForward, closedRoadBackward) = (true, true)
+            case .forward: closedRoadForward = true
+            case .backward: closedRoadBackward = true
+            case .closed: return .skipped(.noAccess)
+            }
+        }
 
         var flags: EdgeFlags = []
         if isFerry { flags.insert(.ferry) }
@@ -343,7 +363,8 @@ public enum TravelProfiles {
         }
 
         return .road(RoadWay(
-            highwayClass: highwayClass, forward: forward, backward: backward, flags: flags,
+            highwayClass: highwayClass, forward: forward, backward: backward,
+            closedRoadForward: closedRoadForward, closedRoadBackward: closedRoadBackward, flags: flags,
             name: tags["name"] ?? "", ref: tags["ref"] ?? "",
             maxspeedForward: maxForward, maxspeedBackward: maxBackward, maxspeedInvalid: invalid,
             zoneCountry: zoneCountry, classSpeedKph: classSpeed, cyclingSpeedKph: cycling, walkingSpeedKph: walking,

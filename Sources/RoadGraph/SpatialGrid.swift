@@ -147,10 +147,13 @@ extension RoadGraph {
         nearestEdges(to: point, openToAnyOf: ModeMask(mode), radiusMeters: radiusMeters, limit: limit)
     }
 
-    /// Edges open to at least one of `modes`, as `nearestEdges(to:mode:radiusMeters:limit:)` (which asks for one).
-    public func nearestEdges(to point: Coordinate, openToAnyOf modes: ModeMask, radiusMeters: Double, limit: Int)
-        -> [EdgeSnap]
-    {
+    /// Edges open to at least one of `modes`, as `nearestEdges(to:mode:radiusMeters:limit:)` (which asks for one);
+    /// with `includingClosedToAll`, also the edges of roads closed to every mode (`RoadWay.closedRoadForward`:
+    /// access=private, access=no), which no mode mask selects.
+    public func nearestEdges(
+        to point: Coordinate, openToAnyOf modes: ModeMask, radiusMeters: Double, limit: Int,
+        includingClosedToAll: Bool = false
+    ) -> [EdgeSnap] {
         guard limit > 0, edgeCount > 0, radiusMeters >= 0, point.isValid else { return [] }
         let g = grid
         let ky = Geodesy.earthRadiusMeters * .pi / 180
@@ -184,7 +187,14 @@ extension RoadGraph {
                     let ownAccess = edgeRecords.load(fromByteOffset: e * GraphFileLayout.edgeRecordSize + 4, as: UInt8.self) & m != 0
                     let twinAccess = twin != GraphFileLayout.noEdge
                         && edgeRecords.load(fromByteOffset: Int(twin) * GraphFileLayout.edgeRecordSize + 4, as: UInt8.self) & m != 0
-                    guard ownAccess || twinAccess else { continue }
+                    // A closed road's edges carry no mode at all (an edge open to some other mode is no match).
+                    let closedToAll = includingClosedToAll && !ownAccess && !twinAccess
+                        && edgeRecords.load(fromByteOffset: e * GraphFileLayout.edgeRecordSize + 4, as: UInt8.self) == 0
+                        && (twin == GraphFileLayout.noEdge
+                            || edgeRecords.load(fromByteOffset: Int(twin) * GraphFileLayout.edgeRecordSize + 4, as: UInt8.self) == 0)
+                    let takesOwn = ownAccess || closedToAll
+                    let takesTwin = twinAccess || (closedToAll && twin != GraphFileLayout.noEdge)
+                    guard takesOwn || takesTwin else { continue }
                     // Segment distances in a local frame around the query, straight from the fixed-point arrays.
                     var best = Double.infinity, bestSeg = 0, bestT = 0.0
                     let source = Int(edgeSources[e]), target = Int(edgeTargets[e])
@@ -213,8 +223,8 @@ extension RoadGraph {
                         px = x; py = y; seg += 1; j += 1
                     }
                     if best <= r2 {
-                        if ownAccess { candidates.append(Candidate(edge: UInt32(e), d2: best, segment: bestSeg, t: bestT)) }
-                        if twinAccess {
+                        if takesOwn { candidates.append(Candidate(edge: UInt32(e), d2: best, segment: bestSeg, t: bestT)) }
+                        if takesTwin {
                             // Same point seen from the other direction: mirrored segment index and fraction.
                             candidates.append(Candidate(edge: twin, d2: best, segment: seg - 1 - bestSeg, t: 1 - bestT))
                         }

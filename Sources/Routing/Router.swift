@@ -307,7 +307,7 @@ public final class Router {
         // Footways and cycleways are listed too (open to some mode): ask for enough that a closed road among a
         // pedestrian zone's paths is not crowded out.
         let snaps = graph.nearestEdges(to: waypoint.coordinate, openToAnyOf: .all, radiusMeters: radius,
-                                       limit: max(configuration.snapCandidateLimit, 32))
+                                       limit: max(configuration.snapCandidateLimit, 32), includingClosedToAll: true)
             .filter { closed.isClosed($0.edge) }
             .filter { !arriving || configuration.closedRoadDestinationsOnPedestrianStreets
                 || graph.highwayClass(of: $0.edge) != .pedestrian }

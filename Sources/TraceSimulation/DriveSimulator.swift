@@ -239,7 +239,8 @@ public struct DriveSimulator {
                 speed = configuration.turnSpeedKph / 3.6 * max(0.5, min(3, 90 / turn))
             }
             let node = graph.target(of: e)
-            let junction = graph.outgoingEdges(of: node).count > 2
+            // Roads closed to every mode (a private drive) make no junction a vehicle gives way at.
+            let junction = graph.outgoingEdges(of: node).filter { !graph.access(of: $0).isEmpty }.count > 2
             var stop = 0.0
             let p: Double
             switch signalKinds?[i] {

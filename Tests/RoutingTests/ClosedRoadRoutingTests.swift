@@ -227,3 +227,60 @@ private let closedRoadsOff: RouterConfiguration = {
         #expect(with.osmWayIDs.last == f.lane)
     }
 }
+
+/// Roads closed to every mode (access=private, access=no, no foot or bicycle permission either) are imported as
+/// closed roads (`RoadWay.closedRoadForward`) and routed like the motor_vehicle=no lane above: a delivery into a
+/// private yard ends at the delivery, never through the yard. SUMO Baltimore seed 7 probe9: its destination lay on
+/// an access=private street that was not in the graph at all, the leg ended on the public road 145 m away, and the
+/// arrival was announced there.
+@Suite struct PrivateRoadRoutingTests {
+    static let privateLane = ["highway": "residential", "access": "private"]
+
+    @Test func aPrivateRoadIsInTheGraphWithNoModeAllowed() throws {
+        let f = try ClosedRoadFixture(lane: Self.privateLane)
+        let laneEdges = (0..<f.graph.edgeCount).map { EdgeID($0) }.filter(f.isLaneEdge)
+        #expect(laneEdges.count == 4)  // B–D and D–E, both ways
+        #expect(laneEdges.allSatisfy { f.graph.access(of: $0).isEmpty })
+        #expect(laneEdges.allSatisfy { f.graph.motorModesClosedByTags(of: $0) == .motorized })
+    }
+
+    @Test func aDestinationOnAPrivateRoadIsReachedThere() throws {
+        let f = try ClosedRoadFixture(lane: Self.privateLane)
+        let destination = f.fixture.map.point("D", "E", fraction: 0.5)  // 90 m down the lane, 30 m from E–F
+        let leg = try f.leg(from: f.fixture.map.point("A", "B", fraction: 0.5), to: destination)
+        #expect(leg.osmWayIDs == [f.main, f.lane])
+        #expect(Geodesy.distanceMeters(leg.end.point, destination) < 1)
+        // Control: without closed roads the leg ends on the nearest open road, 30 m from the destination.
+        let without = try f.leg(from: f.fixture.map.point("A", "B", fraction: 0.5), to: destination,
+                                configuration: closedRoadsOff)
+        #expect(without.osmWayIDs.last == f.fixture.wayID("FE"))
+    }
+
+    @Test func aPrivateRoadIsNoShortCutBetweenOpenRoads() throws {
+        let f = try ClosedRoadFixture(lane: Self.privateLane)
+        let leg = try f.leg(from: f.fixture.map.point("A", "B", fraction: 0.5), to: f.fixture.map.point("E", "F", fraction: 0.5))
+        #expect(!leg.edges.contains(where: f.isLaneEdge))
+    }
+
+    @Test func aOneWayPrivateRoadIsDrivenOnlyItsWay() throws {
+        // One way from B towards E: a vehicle standing on it leaves by E, never back up to B.
+        var tags = Self.privateLane
+        tags["oneway"] = "yes"
+        let f = try ClosedRoadFixture(lane: tags)
+        let laneEdges = (0..<f.graph.edgeCount).map { EdgeID($0) }.filter(f.isLaneEdge)
+        #expect(laneEdges.count == 2)
+        let start = f.fixture.map.point("B", "D", fraction: 0.5)
+        let leg = try f.leg(from: start, to: f.fixture.map.point("A", "B", fraction: 0.5))
+        #expect(leg.osmWayIDs.first == f.lane)
+        #expect(leg.osmWayIDs.contains(f.fixture.wayID("FE")))
+    }
+
+    @Test func walkingDoesNotUseAPrivateRoad() throws {
+        let f = try ClosedRoadFixture(lane: Self.privateLane)
+        let destination = f.fixture.map.point("D", "E", fraction: 0.5)
+        let request = RouteRequest(origin: Waypoint(f.fixture.map["A"]), destinations: [Waypoint(destination)],
+                                   travelMode: .walking)
+        let leg = try #require(Router(graph: f.graph).route(request).route?.legs[0])
+        #expect(!leg.osmWayIDs.contains(f.lane))
+    }
+}
