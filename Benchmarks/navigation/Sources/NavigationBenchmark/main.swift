@@ -93,6 +93,10 @@ func applyOffRouteOverrides(_ c: inout NavigatorConfiguration) {
 
 /// NAV_BENCH_LANE_METERS: every fix that far right of the true course (a vehicle in a lane off the centre line).
 let laneOffset = ProcessInfo.processInfo.environment["NAV_BENCH_LANE_METERS"].flatMap(Double.init) ?? 0
+/// NAV_BENCH_TRIPS=3,17: only these trips (0-based, as the verbose log numbers them) in the arrival and ETA runs.
+let onlyTrips = ProcessInfo.processInfo.environment["NAV_BENCH_TRIPS"].map {
+    Set($0.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) })
+}
 if laneOffset != 0 { print("fixes \(laneOffset) m right of the true course") }
 var stepNanos: [Double] = []
 /// The same steps in this thread's CPU time (no time spent descheduled on a loaded machine).
@@ -138,7 +142,8 @@ for interval in [1.0, 5.0] {
         }
         var arrivals = 0, waypoints = 0, once = 0, within30 = 0, early = 0, earlyBeside = 0, reroutes = 0, followed = 0
         var errors: [Double] = []
-        for (i, trip) in trips.enumerated() {
+        for (i, trip) in trips.enumerated() where onlyTrips.map({ $0.contains(i) }) ?? true {
+            if verbose { print("  trip \(i): origin \(trip.0), waypoints \(trip.1)") }
             // With known traffic only the first leg: the navigator routes later legs with traffic, the simulated
             // drive without, and the difference would be measured as leaving the route.
             let stops = traffic ? Array(trip.1.prefix(1)) : trip.1
