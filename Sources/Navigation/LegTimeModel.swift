@@ -64,8 +64,8 @@ public struct JunctionDelayModel: Sendable, Hashable {
     public var uTurnSeconds: Double = 10
     /// Default 2 s.
     public var sharpBendSeconds: Double = 2
-    /// Default true (Finland, Liechtenstein, the US).
-    public var rightHandTraffic: Bool = true
+    /// Traffic keeps right (the kerb side is the right). Default nil: the map's side (`RoadGraph.drivingSide`).
+    public var rightHandTraffic: Bool?
     public init() {}
 
     /// The delay at the end of every edge of `edges` (a route; the last entry is 0), with the signal nodes of one
@@ -121,7 +121,7 @@ public struct JunctionDelayModel: Sendable, Hashable {
         if magnitude > 150 {
             delay += uTurnSeconds
         } else if magnitude > 30 {
-            let towardsKerb = rightHandTraffic ? turn > 0 : turn < 0
+            let towardsKerb = (rightHandTraffic ?? (graph.drivingSide == .right)) ? turn > 0 : turn < 0
             delay += towardsKerb ? kerbSideTurnSeconds : crossingTurnSeconds
         } else if signal == .none
             && !SignalJunctions.hasPriority(from, continuingTo: to, graph: graph, usableBy: ModeMask(mode))

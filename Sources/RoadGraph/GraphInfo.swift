@@ -16,7 +16,7 @@ public enum GraphInfo {
         let m = graph.metadata
         var lines = [String]()
         lines.append("source: \(m.sourceName.isEmpty ? "(built in memory)" : m.sourceName), imported \(ISO8601DateFormatter().string(from: m.importedAt))")
-        lines.append("country hint: \(m.countryHint ?? "unknown")")
+        lines.append("country hint: \(m.countryHint ?? "unknown"), traffic keeps \(graph.drivingSide.rawValue)")
         if let b = m.boundingBox {
             lines.append(String(format: "bounding box (lat, lon): (%.5f, %.5f) – (%.5f, %.5f)", b.minLatitude, b.minLongitude, b.maxLatitude, b.maxLongitude))
         }

@@ -119,8 +119,9 @@ public struct RouterConfiguration: Sendable, Hashable {
     /// A road direction matches a preferred heading when its bearing differs by at most this. Default 45°.
     public var headingToleranceDegrees: Double = 45
     /// Traffic drives on the right (the same-side rule picks the direction whose right faces the waypoint).
-    /// Default true.
-    public var rightHandTraffic: Bool = true
+    /// Default nil: the map's side (`RoadGraph.drivingSide`, from the country of the extract: left in Britain,
+    /// Ireland, Japan, Australia …).
+    public var rightHandTraffic: Bool?
     /// A waypoint closer than this to the road centre line has no side: both directions stay allowed.
     /// Default 0.5 m.
     public var sameSideMinimumOffsetMeters: Double = 0.5

@@ -268,8 +268,8 @@ public final class Router {
             && nearest.distanceMeters >= configuration.sameSideMinimumOffsetMeters,
             let isRight = sideOfRoad(waypoint.coordinate, snapped: nearest.point, edge: result[0])
         {
-            // Right-hand traffic: arrive on the direction that has the waypoint on its right.
-            let wantRight = configuration.rightHandTraffic
+            // Right-hand traffic: arrive on the direction that has the waypoint on its right (left-hand: its left).
+            let wantRight = configuration.rightHandTraffic ?? (graph.drivingSide == .right)
             return ([isRight == wantRight ? result[0] : result[1]], nearest.distanceMeters)
         }
         guard arriving && !waypoint.preferSameSideOfRoad && configuration.destinationTieMeters > 0 else {

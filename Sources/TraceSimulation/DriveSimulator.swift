@@ -148,7 +148,8 @@ public struct TruthSample: Sendable, Hashable {
     /// Distance driven since the start, metres.
     public var distanceMeters: Double
     public var isStopped: Bool
-    /// Offset of the true position to the right of the road's centre line, metres (0 without `lanes`).
+    /// Offset of the true position to the right of the road's centre line, metres (negative: to its left, as
+    /// where traffic keeps left; 0 without `lanes`).
     public var laneOffsetMeters: Double = 0
 }
 
@@ -292,6 +293,8 @@ public struct DriveSimulator {
         // Lanes: per edge, the lane count from the road class, a lane kept from the previous edge where it exists
         // (else drawn), and now and then a change to a neighbouring lane.
         var laneOffsets: [Double] = []
+        // Lanes lie right of a two-way road's centre line, left of it where traffic keeps left.
+        let keepSide = graph.drivingSide == .left ? -1.0 : 1.0
         if let lanes = configuration.lanes {
             var lane = 0
             var previousCount = 0
@@ -304,7 +307,7 @@ public struct DriveSimulator {
                     lane = lane == 0 ? 1 : (lane == count - 1 ? lane - 1 : lane + (Bool.random(using: &rng) ? 1 : -1))
                 }
                 previousCount = count
-                laneOffsets.append(lanes.offsetMeters(lane: lane, lanes: count, oneway: oneway))
+                laneOffsets.append(keepSide * lanes.offsetMeters(lane: lane, lanes: count, oneway: oneway))
             }
         }
         var lateral = laneOffsets.first ?? 0

@@ -18,13 +18,13 @@ import TraceSimulation
         E--------------------------------------------------F
         """
 
-    static func fixture() throws -> MatchingFixture {
+    static func fixture(country: String? = nil) throws -> MatchingFixture {
         try MatchingFixture(Self.map, roads: [
             FixtureRoad(nodes: "AB", name: "West", flags: .trafficSignalsAtTarget),
             FixtureRoad(nodes: "BC", name: "East"),
             FixtureRoad(nodes: "BD", name: "South"),
             FixtureRoad(nodes: "EF", name: "Primary", oneway: true, speedLimitKph: 70, highwayClass: .primary),
-        ])
+        ], country: country)
     }
 
     /// Signed distance of `p` to the right of the edge's line at the truth's offset, metres.
@@ -55,6 +55,20 @@ import TraceSimulation
         let y0 = f["A"].latitude
         #expect(back.truth.allSatisfy { $0.coordinate.latitude > y0 })
         #expect(lanes.truth.allSatisfy { $0.coordinate.latitude < y0 })
+    }
+
+    @Test func whereTrafficKeepsLeftTheTruthDrivesLeftOfTheCentreLine() throws {
+        let f = try Self.fixture(country: "GB")
+        let lanes = f.drive("ABC", margin: 5) {
+            $0.positionSigmaMeters = 0
+            $0.outlierProbability = 0
+            $0.lanes = LaneModel()
+        }
+        #expect(!lanes.truth.isEmpty)
+        for t in lanes.truth {
+            #expect(abs(Self.rightOffset(f, t) + 1.6) < 0.05)
+            #expect(abs(t.laneOffsetMeters + 1.6) < 1e-9)
+        }
     }
 
     @Test func onAOnewayPrimaryTheLanesAreCentredOnTheLine() throws {

@@ -30,10 +30,12 @@ struct MatchingFixture {
     let wayIDs: [String: Int64]
 
     /// `barriers`: nodes only these modes may pass through (a bollard: walking and cycling).
+    /// `country`: the graph's country hint (which decides the side traffic keeps to).
     init(_ drawing: String, gridMeters: Double = 10, roads: [FixtureRoad],
-         barriers: [Character: ModeMask] = [:]) throws {
+         barriers: [Character: ModeMask] = [:], country: String? = nil) throws {
         map = ASCIIMap(drawing, gridMeters: gridMeters)
         var builder = RoadGraphBuilder()
+        builder.metadata.countryHint = country
         var nodes: [Character: NodeID] = [:]
         for name in map.nodeNames { nodes[name] = builder.addNode(map[name], passableBy: barriers[name] ?? .all) }
         var builderEdges: [String: EdgeID] = [:]

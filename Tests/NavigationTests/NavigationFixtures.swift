@@ -40,10 +40,11 @@ struct DrawnRoads {
 
     init(
         _ drawing: String, gridMeters: Double = 10, origin: Coordinate = ASCIIMap.defaultOrigin, ways: [Way],
-        signals: Set<Character> = []
+        signals: Set<Character> = [], country: String? = nil
     ) throws {
         map = ASCIIMap(drawing, gridMeters: gridMeters, origin: origin)
         var builder = RoadGraphBuilder()
+        builder.metadata.countryHint = country
         var nodes: [Character: NodeID] = [:]
         for name in map.nodeNames { nodes[name] = builder.addNode(map[name]) }
         var builderEdges: [String: EdgeID] = [:]

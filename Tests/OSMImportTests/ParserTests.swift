@@ -73,9 +73,32 @@ import Testing
         #expect(CountryHint.country(containing: .init(latitude: 47.14, longitude: 9.55)) == "LI")
         #expect(CountryHint.country(containing: .init(latitude: 39.29, longitude: -76.61)) == "US")
         #expect(CountryHint.country(containing: .init(latitude: 47.4, longitude: 8.5)) == "CH")
-        #expect(CountryHint.country(containing: .init(latitude: -33.9, longitude: 151.2)) == nil)
+        #expect(CountryHint.country(containing: .init(latitude: -33.9, longitude: 151.2)) == "AU")
+        #expect(CountryHint.country(containing: .init(latitude: -60, longitude: 0)) == nil)
         #expect(CountryHint.guess(boundingBox: nil, zoneVotes: ["DE": 3, "AT": 1]) == "DE")
         #expect(CountryHint.guess(boundingBox: nil, zoneVotes: [:]) == nil)
+    }
+
+    /// Cities where traffic keeps left, and right-hand neighbours the rough boxes must not take in.
+    @Test func leftHandTrafficCities() {
+        let cities: [(String, Double, Double, String?, DrivingSide)] = [
+            ("London", 51.51, -0.13, "GB", .left), ("Belfast", 54.60, -5.93, "GB", .left),
+            ("Dublin", 53.35, -6.26, "IE", .left), ("Tokyo", 35.68, 139.77, "JP", .left),
+            ("Sapporo", 43.06, 141.35, "JP", .left), ("Sydney", -33.87, 151.21, "AU", .left),
+            ("Auckland", -36.85, 174.76, "NZ", .left), ("Johannesburg", -26.20, 28.05, "ZA", .left),
+            ("Mumbai", 19.08, 72.88, "IN", .left), ("Singapore", 1.29, 103.85, "SG", .left),
+            ("Kuala Lumpur", 3.14, 101.69, "MY", .left), ("Hong Kong", 22.30, 114.17, "HK", .left),
+            ("Bangkok", 13.75, 100.50, "TH", .left),
+            ("Busan", 35.18, 129.07, nil, .right), ("Vladivostok", 43.12, 131.89, "RU", .right),
+            ("Shenzhen", 22.54, 114.06, nil, .right), ("Calais", 50.95, 1.86, "FR", .right),
+            ("Vientiane", 17.97, 102.60, nil, .right), ("Phnom Penh", 11.55, 104.92, nil, .right),
+            ("Helsinki", 60.17, 24.94, "FI", .right), ("Baltimore", 39.29, -76.61, "US", .right),
+        ]
+        for (name, lat, lon, country, side) in cities {
+            let found = CountryHint.country(containing: .init(latitude: lat, longitude: lon))
+            #expect(found == country, "\(name): \(found ?? "none")")
+            #expect(DrivingSide(country: found) == side, "\(name)")
+        }
     }
 }
 

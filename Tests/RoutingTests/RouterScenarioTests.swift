@@ -139,8 +139,9 @@ private func routeAll(_ router: Router, _ request: RouteRequest) throws -> Route
     }
 
     /// A street a–b between dead-end stubs c–a and b–d:  c(-100,0) ── a(0,0) ──── b(400,0) ── d(500,0)
-    private func street() throws -> BuiltFixture {
+    private func street(country: String? = nil) throws -> BuiltFixture {
         var map = FixtureMap()
+        map.builder.metadata.countryHint = country
         for (name, x) in [("c", -100.0), ("a", 0), ("b", 400), ("d", 500)] { map.node(name, x: x, y: 0) }
         map.road(["c", "a", "b", "d"])
         return try map.build()
@@ -164,6 +165,26 @@ private func routeAll(_ router: Router, _ request: RouteRequest) throws -> Route
             origin: Waypoint(fixture.at(-50, 0)),
             destinations: [Waypoint(fixture.at(200, 10), preferSameSideOfRoad: true)], strategy: .shorter))
         #expect(fixture.names(try #require(left.route).legs[0]).last == "a>b")
+    }
+
+    @Test func sameSideOfRoadFollowsTheMapsDrivingSide() throws {
+        // A map of a country that keeps left (the importer's country hint) flips the choice without configuration.
+        for (country, expected) in [("GB", "a>b"), ("JP", "a>b"), ("FI", "b>a"), (nil, "b>a")] {
+            let fixture = try street(country: country)
+            #expect(fixture.graph.drivingSide == (expected == "a>b" ? .left : .right))
+            let route = fixture.router().route(RouteRequest(
+                origin: Waypoint(fixture.at(-50, 0)),
+                destinations: [Waypoint(fixture.at(200, 10), preferSameSideOfRoad: true)], strategy: .shorter))
+            #expect(fixture.names(try #require(route.route).legs[0]).last == expected, "\(country ?? "no country")")
+        }
+        // An explicit setting wins over the map's.
+        var configuration = RouterConfiguration()
+        configuration.rightHandTraffic = true
+        let fixture = try street(country: "GB")
+        let route = fixture.router(configuration: configuration).route(RouteRequest(
+            origin: Waypoint(fixture.at(-50, 0)),
+            destinations: [Waypoint(fixture.at(200, 10), preferSameSideOfRoad: true)], strategy: .shorter))
+        #expect(fixture.names(try #require(route.route).legs[0]).last == "b>a")
     }
 
     @Test func preferredHeadingChoosesTheStartDirection() throws {
