@@ -16,16 +16,24 @@ enum MapCommand {
                     and writes a compact, checksummed graph file the agent memory-maps. Shows progress on a
                     terminal and prints a summary.
                     """,
-                options: [OptionSpec("output", short: "o", value: "FILE", environment: "", help: "graph file to write")],
+                options: [
+                    OptionSpec("output", short: "o", value: "FILE", environment: "", help: "graph file to write"),
+                    OptionSpec("country", value: "CC", environment: "",
+                               help: "ISO 3166-1 alpha-2 code of the extract's country, e.g. GB: default speed limits and the side traffic keeps to (default: guessed from where the extract lies)"),
+                ],
                 positionals: [PositionalSpec("IN", help: "the OSM extract")]),
             action: { arguments, context in
                 guard let output = arguments.string("output") else {
                     throw ArgumentError.missingRequired(option: "output", environmentVariable: nil)
                 }
                 let input = arguments.positionals[0]
+                let country = arguments.string("country")
+                if let country, country.count != 2 || !country.allSatisfy({ $0.isASCII && $0.isLetter }) {
+                    throw ArgumentError.invalidValue(option: "country", value: country, reason: "expected a two-letter country code such as GB")
+                }
                 do {
                     let summary = try GraphImporter.importFile(
-                        input: URL(fileURLWithPath: input), output: URL(fileURLWithPath: output))
+                        input: URL(fileURLWithPath: input), output: URL(fileURLWithPath: output), country: country)
                     context.print(summary.description)
                     return ExitStatus.success
                 } catch let error as OSMImportError {

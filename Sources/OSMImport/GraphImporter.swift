@@ -72,10 +72,11 @@ public enum GraphImporter {
     }
 
     /// Imports `input` (.osm.pbf, .osm, .osm.bz2, .osm.gz) and writes the graph file to `output`.
-    public static func importFile(input: URL, output: URL,
+    /// `country` (ISO 3166-1 alpha-2) replaces the guessed country hint (`CountryHint`).
+    public static func importFile(input: URL, output: URL, country: String? = nil,
                                   progress: (@Sendable (ImportProgress) -> Void)? = GraphImporter.terminalProgress) throws -> ImportSummary {
         let start = Date()
-        var (graph, summary) = try buildGraph(input: input, progress: progress)
+        var (graph, summary) = try buildGraph(input: input, country: country, progress: progress)
         progress?(ImportProgress(phase: .writing, fraction: 0))
         do {
             try graph.write(to: output)
@@ -88,8 +89,10 @@ public enum GraphImporter {
         return summary
     }
 
-    /// Imports `input` into an in-memory graph.
-    public static func buildGraph(input: URL, progress: (@Sendable (ImportProgress) -> Void)? = nil) throws -> (graph: RoadGraph, summary: ImportSummary) {
+    /// Imports `input` into an in-memory graph. `country` (ISO 3166-1 alpha-2, e.g. "GB") replaces the guessed
+    /// country hint, which decides default speed limits and the side traffic keeps to (`RoadGraph.drivingSide`).
+    public static func buildGraph(input: URL, country: String? = nil,
+                                  progress: (@Sendable (ImportProgress) -> Void)? = nil) throws -> (graph: RoadGraph, summary: ImportSummary) {
         let start = Date()
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: input.path, isDirectory: &isDirectory), !isDirectory.boolValue else {
@@ -148,7 +151,7 @@ public enum GraphImporter {
                 if box == nil { box = BoundingBox(enclosing: [c]) } else { box!.extend(c) }
             }
         }
-        let country = CountryHint.guess(boundingBox: box, zoneVotes: ways.zoneVotes)
+        let country = country?.uppercased() ?? CountryHint.guess(boundingBox: box, zoneVotes: ways.zoneVotes)
         summary.countryHint = country
 
         // Which OSM nodes become graph nodes.

@@ -219,6 +219,26 @@ import TestKit
         #expect(out.allSatisfy { $0.contains(#""roadName":"Westgatan""#) && $0.contains(#""matched":true"#) })
     }
 
+    @Test func mapImportTakesTheCountryFromTheCommandLine() throws {
+        // The fixture lies in Helsinki (traffic keeps right); --country GB makes it a left-hand map.
+        let extract = try Self.fixture.writeTemporaryFile(name: "mapfile-country")
+        defer { try? FileManager.default.removeItem(at: extract) }
+        let graphFile = extract.deletingPathExtension().appendingPathExtension("graph")
+        defer { try? FileManager.default.removeItem(at: graphFile) }
+        for (arguments, side) in [([String](), DrivingSide.right), (["--country", "gb"], .left)] {
+            let captured = CapturedOutput()
+            let status = EdgeNavCommandLine.main(["map", "import"] + arguments + ["-o", graphFile.path, extract.path],
+                                                 environment: [:], output: captured.output)
+            #expect(status == ExitStatus.success, "\(captured.standardError)")
+            #expect(try MapFile.load(graphFile.path).drivingSide == side)
+        }
+        let captured = CapturedOutput()
+        let status = EdgeNavCommandLine.main(["map", "import", "--country", "GBR", "-o", graphFile.path, extract.path],
+                                             environment: [:], output: captured.output)
+        #expect(status == ExitStatus.usage)
+        #expect(captured.standardError.contains("two-letter country code"))
+    }
+
     @Test func aFileThatIsNeitherSaysWhatToDo() throws {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("edgenav-not-a-map-\(UUID().uuidString).txt")
         try Data("hello".utf8).write(to: url)
