@@ -139,6 +139,13 @@ public struct JunctionBranchTestConfiguration: Sendable, Hashable {
     /// drives and 115 of 120 Liechtenstein drives at 1 s were rerouted (BENCHMARKS.md, "Session 7").
     /// `.infinity` turns it off.
     public var pastJunctionMeters: Double = 15
+    /// … and only while the navigator's progress estimate (filtered over the fixes) has come within this of the
+    /// junction, metres: one noisy fix that lands past the junction on the branch is no sign that the vehicle
+    /// passed it. Own Liechtenstein drive 79 at 1 s: 11 m before a junction on an approach running 286°, a fix 25 m
+    /// off the truth lay 15 m up the branch (300°), with the route going on at 240°; its course (292°, the
+    /// approach's) then counted as the branch's, and two fixes decided (a false reroute, and a second from the
+    /// wrong route). Default 5 m. `.infinity` turns the condition off.
+    public var pastJunctionEstimateMeters: Double = 5
     /// A fix whose position moved from the previous fix's by more than 1.5 × speed × interval plus this many times
     /// its accuracy is an outlier (or the return from one) and adds nothing, course included (its course is compared
     /// with the paths' directions where the fix lies). Default 3.5 (35 m for the simulated fixes; two σ = 8 m fixes
@@ -269,8 +276,8 @@ struct JunctionBranchTest: Sendable {
     /// that projects onto the shared approach of both paths, or before the route path's first point, or lies farther
     /// than `neitherPathMeters` from both, adds nothing. Returns the branch decided on (the point of it nearest the fix and its direction there), if any.
     mutating func add(
-        _ fix: RawFix, reachedMeters: Double, accuracyMeters: Double, speedMetersPerSecond speed: Double?,
-        weight: Double
+        _ fix: RawFix, reachedMeters: Double, estimateMeters: Double, accuracyMeters: Double,
+        speedMetersPerSecond speed: Double?, weight: Double
     ) -> (point: Coordinate, bearingDegrees: Double)? {
         guard !open.isEmpty else { return nil }
         let c = configuration
@@ -297,6 +304,7 @@ struct JunctionBranchTest: Sendable {
                 let pastOnBranch =
                     open[i].branchGoesStraightWhereRouteTurns
                     && b.alongMeters >= c.approachMeters + c.pastJunctionMeters
+                    && estimateMeters >= open[i].junctionAlongMeters - c.pastJunctionEstimateMeters
                 let dr = min(
                     c.courseDifferenceCapDegrees,
                     open[i].routePath.smallestCourseDifferenceDegrees(

@@ -626,7 +626,8 @@ public final class NavigatorCore {
             && !isPositionJump(snapped.fix, previous: previous?.fix, seconds: seconds, slackMeters: jumpSlack)
         {
             decided = p.branches.add(
-                snapped.fix, reachedMeters: p.route.progressMeters + reach, accuracyMeters: accuracy,
+                snapped.fix, reachedMeters: p.route.progressMeters + reach, estimateMeters: p.along,
+                accuracyMeters: accuracy,
                 speedMetersPerSecond: snapped.fix.speedMetersPerSecond ?? speed,
                 weight: evidenceWeight(speed: speed, seconds: dt))
         }

@@ -114,6 +114,36 @@ import Testing
         #expect(with <= 35, "mean \(Double(with) / 10) fixes past the fork")  // measured: 26 against 85
     }
 
+    @Test func twoFixesPastTheJunctionOnTheBranchWhileTheEstimateIsShortOfItDecideNothing() throws {
+        // A–B runs west; at B the route turns south to C and D, a street goes straight on west to E. The vehicle
+        // follows the route at 6 m/s; while it is 16 and 10 m short of B two fixes land 18 and 20 m up the
+        // straight-on street (errors of 34 and 30 m), their course the approach's (270°). A fix "past the junction on
+        // the branch" compares its course only with the route beyond the junction (`pastJunctionMeters`), so each
+        // counted the full 3.5 for the branch and the second decided: a false reroute. With the progress estimate
+        // still short of B (`pastJunctionEstimateMeters`) the approach's direction counts for the route, and they
+        // decide nothing (own Liechtenstein drive 79 at 1 s). Control: without that condition, rerouted at once.
+        let roads = try DrawnRoads(
+            """
+            E---------B---------A
+                      |
+                      |
+                      C---------D
+            """, gridMeters: 10, ways: [.init("ABE"), .init("BCD")])
+        var fixes = drive(roads.path("ABCD"), speed: 6, from: t0.addingTimeInterval(1), stopSeconds: 5, accuracy: 10)
+        // Fix k is 6·k m from A, A 100 m east of B: fixes 14 and 15 are 16 and 10 m short of B.
+        #expect(abs(Geodesy.distanceMeters(fixes[14].coordinate, roads["B"]) - 16) < 0.5)
+        fixes[14].coordinate = offset(roads["B"], east: -18, north: 1)
+        fixes[15].coordinate = offset(roads["B"], east: -20, north: -1)
+        let past = { (f: RawFix) in f.timestamp >= fixes[17].timestamp }  // the first fix past B
+        var unguarded = NavigatorConfiguration()
+        unguarded.junctionBranches.pastJunctionEstimateMeters = .infinity
+        let guarded = try run(roads, fixes, destination: "D", pastJunction: past)
+        let control = try run(roads, fixes, destination: "D", configuration: unguarded, pastJunction: past)
+        #expect(guarded.routeChanges.isEmpty, "\(guarded.routeChanges)")
+        #expect(guarded.arrivals == 1)
+        #expect(control.routeChanges.first == "offRoute", "control: \(control.routeChanges)")
+    }
+
     @Test func turningOffSlowlyAndStandingReroutes() throws {
         // At F the vehicle turns right into the side street at 3 m/s (below the 4 m/s the other rules need for a
         // course) and stops 12 m into it, 12 m from the route: the course (σ grows as 1 ÷ speed) and the position

@@ -63,7 +63,8 @@ func pct(_ x: Double) -> String { String(format: "%.1f%%", x * 100) }
 /// NAV_DIV_COURSE_STEP, NAV_DIV_COURSE_SPAN, NAV_VETO_LOG_ODDS override the
 /// divergence rule's defaults (0 threshold = off); NAV_DECISIVE_LOG_ODDS, NAV_HOLD_LOG_ODDS the matcher's off-route
 /// thresholds; NAV_STANDING_PROGRESS, NAV_COASTING_SECONDS, NAV_AGREEING_ESTIMATE the arrival checks (0 = off); NAV_BRANCH_DECISION (0 = off), NAV_BRANCH_LANE,
-/// NAV_BRANCH_COURSE_SIGMA, NAV_BRANCH_STEP, NAV_BRANCH_COURSE_STEP, NAV_BRANCH_SPAN, NAV_BRANCH_PAST (0 = off) the junction branch
+/// NAV_BRANCH_COURSE_SIGMA, NAV_BRANCH_STEP, NAV_BRANCH_COURSE_STEP, NAV_BRANCH_SPAN, NAV_BRANCH_PAST (0 = off),
+/// NAV_BRANCH_PAST_ESTIMATE (negative = off) the junction branch
 /// test's.
 func applyOffRouteOverrides(_ c: inout NavigatorConfiguration) {
     let env = ProcessInfo.processInfo.environment
@@ -76,6 +77,7 @@ func applyOffRouteOverrides(_ c: inout NavigatorConfiguration) {
     if let v = env["NAV_BRANCH_COURSE_STEP"].flatMap(Double.init) { c.junctionBranches.maximumCourseStep = v }
     if let v = env["NAV_BRANCH_SPAN"].flatMap(Double.init) { c.junctionBranches.courseSpanMeters = v }
     if let v = env["NAV_BRANCH_PAST"].flatMap(Double.init) { c.junctionBranches.pastJunctionMeters = v > 0 ? v : .infinity }
+    if let v = env["NAV_BRANCH_PAST_ESTIMATE"].flatMap(Double.init) { c.junctionBranches.pastJunctionEstimateMeters = v >= 0 ? v : .infinity }
     if let v = env["NAV_DIV_THRESHOLD"].flatMap(Double.init) { c.divergenceThreshold = v > 0 ? v : .infinity }
     if let v = env["NAV_DIV_REFERENCE"].flatMap(Double.init) { c.divergenceReferenceAccuracies = v }
     if let v = env["NAV_DIV_STEP"].flatMap(Double.init) { c.divergenceMaximumStep = v }
