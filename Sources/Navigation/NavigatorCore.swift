@@ -74,6 +74,9 @@ public final class NavigatorCore {
     /// The last GPS gap between two fixes of at least `arrivalAfterGapMinimumSeconds`, or of `sparseFixSeconds` with
     /// `arrivalAfterSparseInterval` (see `checkPassedDuringGap`).
     private var lastFixGap: (start: Date, end: Date, startOnRoute: Bool)?
+    /// The time of the fix that ended a gap and showed the vehicle on the next leg, awaiting the fix after it
+    /// (`arrivalAfterGapConfirmed`).
+    private var gapArrivalAwaitingConfirmation: Date?
     private var checkedFeedGeneration = 0
     /// The course of a fix without one, from the last few raw positions (see `PositionCourseConfiguration`).
     private var positionCourse: PositionCourseEstimator
@@ -384,8 +387,10 @@ public final class NavigatorCore {
                     ? beforePrevious.flatMap { checkPassedThrough(snapped, previous: $0, at: time) } : nil)
             if let arrival = passedThrough {
                 events.append(arrival)  // not off route: past the waypoint, on the way out of it
-            } else if let arrival = checkPassedDuringGap(snapped, previous: previous, at: time) {
-                events.append(arrival)  // not off route either: on the next leg, after a gap that hid the waypoint
+            } else if let gapArrival = checkPassedDuringGap(snapped, previous: previous, at: time) {
+                // Not off route either: on the next leg, after a gap that hid the waypoint (or, awaiting the next
+                // fix's word, neither off the route nor progress along it).
+                if case .announced(let arrival) = gapArrival { events.append(arrival) }
             } else if let branch = testBranches(snapped, previous: previous, seconds: seconds, speed: speed) {
                 offRouteEvidence = 0
                 divergence = 0
@@ -1327,7 +1332,20 @@ public final class NavigatorCore {
     /// last edge and its straightest continuation, `RoadGraph.straightestPath`), as the SDK's navigator, which
     /// follows the vehicle along the road, would see it drive through; a vehicle that turned off before the
     /// destination in the gap is on another road and still rerouted back to it.
-    private func checkPassedDuringGap(_ snapped: SnappedFix, previous: SnappedFix?, at time: Date) -> NavigationEvent? {
+    private enum GapArrival {
+        case announced(NavigationEvent)
+        case awaitingConfirmation
+    }
+
+    private func checkPassedDuringGap(_ snapped: SnappedFix, previous: SnappedFix?, at time: Date) -> GapArrival? {
+        // Awaiting confirmation holds for one fix only: this one confirms it (still off the leg: on the next one, or
+        // anywhere but back on this leg) or, matched back on this leg, ends it (the fix before was an outlier).
+        let awaiting = gapArrivalAwaitingConfirmation
+        gapArrivalAwaitingConfirmation = nil
+        if awaiting != nil, awaiting == previous?.timestamp, var p = progress, !p.arrived, !snapped.isOnRoute {
+            lastFixGap = nil
+            return announceArrival(&p, at: time, vehicle: snapped.coordinate).map { .announced($0) }
+        }
         guard configuration.arrivalAfterGapMinimumSeconds > 0, var p = progress, !p.arrived, let gap = lastFixGap,
             !snapped.isOnRoute, snapped.edge != nil,
             gap.start.timeIntervalSince(p.updatedAt) <= configuration.arrivalAfterGapMinimumSeconds,
@@ -1379,8 +1397,14 @@ public final class NavigatorCore {
         guard let moving, Geodesy.bearingDifferenceDegrees(moving, legBearing)
             <= configuration.arrivalPassingThroughCourseDegrees
         else { return nil }
+        if configuration.arrivalAfterGapConfirmed && awaiting == nil
+            && gap.end.timeIntervalSince(gap.start) >= configuration.arrivalAfterGapMinimumSeconds
+        {
+            gapArrivalAwaitingConfirmation = gap.end
+            return .awaitingConfirmation
+        }
         lastFixGap = nil
-        return announceArrival(&p, at: time, vehicle: snapped.coordinate)
+        return announceArrival(&p, at: time, vehicle: snapped.coordinate).map { .announced($0) }
     }
 
     /// The road on past `leg`'s end: the rest of its last edge and the straightest continuation after it, about
