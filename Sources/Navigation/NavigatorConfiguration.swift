@@ -93,10 +93,11 @@ public struct NavigatorConfiguration: Sendable, Hashable {
     public var arrivalAfterSparseInterval = true
     /// After a real gap (`arrivalAfterGapMinimumSeconds` or more), the first fix that shows the vehicle on the next
     /// leg is confirmed by the fix after it before the arrival is announced: one fix is never enough, and the first
-    /// after an outage may be an outlier. The fix after it confirms unless the matcher puts it back on this leg. Own Helsinki drive 46 (sample seed 7) at 5 s: the vehicle slowed to 4 m/s
-    /// before a 25 s outage; the first fix after it was 106 m off, beside the next leg just past the waypoint, and
-    /// the arrival was announced with the vehicle 106 m short of it. Sparse 5 s intervals without a gap are not
-    /// held (a drive-through at speed would be announced 5 s and 50–150 m later). Default true.
+    /// after an outage may be an outlier. The fix after it confirms unless the matcher puts it back on this leg.
+    /// Own Helsinki drive 46 (sample seed 7) at 5 s: the vehicle slowed to 4 m/s before a 25 s outage; the first
+    /// fix after it was 106 m off, beside the next leg just past the waypoint, and the arrival was announced with the
+    /// vehicle 106 m short of it. Sparse 5 s intervals without a gap are not held (a drive-through at speed would be
+    /// announced 5 s and 50–150 m later). Default true.
     public var arrivalAfterGapConfirmed = true
     /// … or, at dense fixes, when this fix's position is an outlier (a jump from the last consistent fix, outside
     /// the leg's raw corridor, or that far from the matcher's position, which coasted through it) but its own speed
