@@ -30,6 +30,9 @@ public struct ImportSummary: Sendable, Hashable, Codable, CustomStringConvertibl
     public var osmNodesMissing = 0
     public var waysRead = 0
     public var waysKept = 0
+    /// Of them, roads closed to every mode (access=private, access=no): only where a waypoint or a vehicle is
+    /// (`RoadWay.closedRoadForward`).
+    public var closedRoadWays = 0
     /// `WaySkipReason` raw value → count.
     public var waysSkipped: [String: Int] = [:]
     /// Kept ways whose maxspeed tag could not be read (the limit is then unknown or inferred).
@@ -53,7 +56,7 @@ public struct ImportSummary: Sendable, Hashable, Codable, CustomStringConvertibl
         return """
             input: \(inputName)  country hint: \(countryHint ?? "unknown")
             graph: \(graphNodes) nodes, \(graphEdges) edges (\(osmNodesUsed) OSM nodes used, \(osmNodesMissing) missing)
-            ways: \(waysRead) read, \(waysKept) kept; skipped: \(reasons(waysSkipped)); unreadable maxspeed: \(invalidMaxspeedWays)
+            ways: \(waysRead) read, \(waysKept) kept (\(closedRoadWays) closed to every mode: private, access=no); skipped: \(reasons(waysSkipped)); unreadable maxspeed: \(invalidMaxspeedWays)
             restrictions: \(restrictionsApplied) applied (\(turnRestrictionEntries) edge pairs); skipped: \(reasons(restrictionsSkipped))
             barriers: \(barrierNodes), traffic signals: \(trafficSignalNodes)
             time: \(String(format: "%.2f", seconds)) s\(outputBytes > 0 ? ", file \(outputBytes) bytes" : "")
@@ -110,6 +113,7 @@ public enum GraphImporter {
         progress?(ImportProgress(phase: .ways, fraction: 1))
         summary.waysRead = ways.totalWays
         summary.waysKept = ways.roads.count
+        summary.closedRoadWays = ways.roads.count { $0.forward.isEmpty && $0.backward.isEmpty }
         summary.waysSkipped = Dictionary(uniqueKeysWithValues: ways.skipped.map { ($0.key.rawValue, $0.value) })
         summary.invalidMaxspeedWays = ways.invalidMaxspeed
         var restrictionSkips = ways.restrictionSkipped
