@@ -184,16 +184,16 @@ extension RoadGraph {
                     i += 1
                     // The grid lists one edge per twin pair; the twin shares the geometry, so test both at once.
                     let twin = edgeReverses[e]
-                    let ownAccess = edgeRecords.load(fromByteOffset: e * GraphFileLayout.edgeRecordSize + 4, as: UInt8.self) & m != 0
-                    let twinAccess = twin != GraphFileLayout.noEdge
-                        && edgeRecords.load(fromByteOffset: Int(twin) * GraphFileLayout.edgeRecordSize + 4, as: UInt8.self) & m != 0
+                    let hasTwin = twin != GraphFileLayout.noEdge
+                    let ownModes = edgeRecords.load(fromByteOffset: e * GraphFileLayout.edgeRecordSize + 4, as: UInt8.self)
+                    let twinModes = hasTwin
+                        ? edgeRecords.load(fromByteOffset: Int(twin) * GraphFileLayout.edgeRecordSize + 4, as: UInt8.self) : 0
+                    let ownAccess = ownModes & m != 0
+                    let twinAccess = twinModes & m != 0
                     // A closed road's edges carry no mode at all (an edge open to some other mode is no match).
-                    let closedToAll = includingClosedToAll && !ownAccess && !twinAccess
-                        && edgeRecords.load(fromByteOffset: e * GraphFileLayout.edgeRecordSize + 4, as: UInt8.self) == 0
-                        && (twin == GraphFileLayout.noEdge
-                            || edgeRecords.load(fromByteOffset: Int(twin) * GraphFileLayout.edgeRecordSize + 4, as: UInt8.self) == 0)
+                    let closedToAll = includingClosedToAll && ownModes == 0 && twinModes == 0
                     let takesOwn = ownAccess || closedToAll
-                    let takesTwin = twinAccess || (closedToAll && twin != GraphFileLayout.noEdge)
+                    let takesTwin = twinAccess || (closedToAll && hasTwin)
                     guard takesOwn || takesTwin else { continue }
                     // Segment distances in a local frame around the query, straight from the fixed-point arrays.
                     var best = Double.infinity, bestSeg = 0, bestT = 0.0

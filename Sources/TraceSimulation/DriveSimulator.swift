@@ -241,7 +241,7 @@ public struct DriveSimulator {
             }
             let node = graph.target(of: e)
             // Roads closed to every mode (a private drive) make no junction a vehicle gives way at.
-            let junction = graph.outgoingEdges(of: node).filter { !graph.access(of: $0).isEmpty }.count > 2
+            let junction = graph.outgoingEdges(of: node).lazy.filter { !graph.access(of: $0).isEmpty }.count > 2
             var stop = 0.0
             let p: Double
             switch signalKinds?[i] {
