@@ -380,10 +380,12 @@ public final class NavigatorCore {
             // Passing through is judged from the previous fix, or, when that one was off the route (an outlier
             // just before the waypoint: 2 % of fixes) or shows no passing (its matched position already past the
             // waypoint; the estimate, trailing a vehicle pulling away, too far short of it for one step), from the one
-            // before it.
+            // before it — unless the fix skipped drove across the leg's end by its own course (a fork taken just
+            // before the destination: the line from the fix before it may still cross the waypoint).
             let passedThrough =
                 (previous?.isOnRoute == true ? previous.flatMap { checkPassedThrough(snapped, previous: $0, at: time) } : nil)
                 ?? (beforePrevious?.isOnRoute == true
+                    && !(previous.map { drivesAcrossLegEnd($0.fix, previous: beforePrevious?.fix, p.route) } ?? false)
                     ? beforePrevious.flatMap { checkPassedThrough(snapped, previous: $0, at: time) } : nil)
             if let arrival = passedThrough {
                 events.append(arrival)  // not off route: past the waypoint, on the way out of it
@@ -1248,12 +1250,42 @@ public final class NavigatorCore {
             progress?.rawTrack.removeAll { time.timeIntervalSince($0.time) >= window || $0.time >= time }
             progress?.rawTrack.append((time, Geodesy.distanceMeters(snapped.fix.coordinate, legEnd)))
         }
-        guard (estimateClose && measurementClose && snapped.isOnRoute) || (nearEnd && !explainedByLeg) || passingClose
-            || nearestFix || coastedThroughOutlier
+        // A moving fix whose own course runs across the leg's last metres says the vehicle drives elsewhere (a fork
+        // just before the destination), whatever the matcher, still holding it on the route, says; only the
+        // standing rule, which averages positions, may then announce.
+        let moving = (estimateClose && measurementClose && snapped.isOnRoute) || passingClose || nearestFix
+            || coastedThroughOutlier
+        guard (moving && !drivesAcrossLegEnd(snapped.fix, previous: previousFix, p.route)) || (nearEnd && !explainedByLeg)
         else {
             return nil
         }
         return announceArrival(&p, at: time, vehicle: snapped.coordinate)
+    }
+
+    /// Whether the vehicle drives across the leg's end rather than along it to it (`arrivalCourseAcrossLegDegrees`):
+    /// the fix's own course runs across the leg's last `arrivalCourseSpanMeters`, and either the fix lies more than
+    /// `arrivalRadiusMeters` from the leg's end and the waypoint or the fix before it ran across too. A single fix at
+    /// the destination turning off into the next street (SUMO's vehicles end their drive in the junction) is there,
+    /// whatever its course.
+    private func drivesAcrossLegEnd(_ fix: RawFix, previous: RawFix?, _ route: ActiveLeg) -> Bool {
+        guard courseRunsAcrossLegEnd(fix, route) else { return false }
+        let atEnd = min(
+            Geodesy.distanceMeters(fix.coordinate, route.leg.end.point),
+            destinations.first.map { Geodesy.distanceMeters(fix.coordinate, $0.coordinate) } ?? .infinity)
+            <= configuration.arrivalRadiusMeters
+        return !atEnd || (previous.map { courseRunsAcrossLegEnd($0, route) } ?? false)
+    }
+
+    /// A moving fix's own course (at `minimumSpeedForCourseMetersPerSecond` or more) differs by more than
+    /// `arrivalCourseAcrossLegDegrees` from every direction of the leg's last `arrivalCourseSpanMeters`. False for a
+    /// fix without speed or course, or too slow for one.
+    private func courseRunsAcrossLegEnd(_ fix: RawFix, _ route: ActiveLeg) -> Bool {
+        guard configuration.arrivalCourseAcrossLegDegrees > 0, let course = fix.courseDegrees,
+            let speed = fix.speedMetersPerSecond, speed >= configuration.minimumSpeedForCourseMetersPerSecond
+        else { return false }
+        return !route.courseAgreesAnywhere(
+            course, around: route.lengthMeters, aroundMeters: configuration.arrivalCourseSpanMeters,
+            toleranceDegrees: configuration.arrivalCourseAcrossLegDegrees)
     }
 
     /// The least-squares line through the positions-only track (`LegProgress.rawTrack`: at least three fixes spanning
@@ -1317,7 +1349,8 @@ public final class NavigatorCore {
         let arrivingBearing = Geodesy.initialBearingDegrees(from: before, to: last)
         let movingBearing = Geodesy.initialBearingDegrees(from: previous.coordinate, to: snapped.coordinate)
         guard Geodesy.bearingDifferenceDegrees(arrivingBearing, movingBearing)
-            <= configuration.arrivalPassingThroughCourseDegrees
+            <= configuration.arrivalPassingThroughCourseDegrees,
+            !drivesAcrossLegEnd(snapped.fix, previous: previous.fix, p.route)
         else { return nil }
         return announceArrival(&p, at: time, vehicle: snapped.coordinate)
     }
