@@ -400,7 +400,8 @@ public final class NavigatorCore {
                     events.append(reroute)
                 }
             } else if isOffRoute(
-                snapped, previous: previous, beforePrevious: beforePrevious, secondsSincePrevious: seconds)
+                snapped, previous: previous, beforePrevious: beforePrevious, secondsSincePrevious: seconds,
+                speed: speed)
             {
                 offRouteEvidence = 0
                 divergence = 0
@@ -669,7 +670,8 @@ public final class NavigatorCore {
     ///   (`offRouteCourseOverridesMatcher`), nor one from a vehicle standing since it stopped with nothing counted
     ///   (`standingKeepsRoute`).
     private func isOffRoute(
-        _ snapped: SnappedFix, previous: SnappedFix?, beforePrevious: SnappedFix?, secondsSincePrevious: Double?
+        _ snapped: SnappedFix, previous: SnappedFix?, beforePrevious: SnappedFix?, secondsSincePrevious: Double?,
+        speed: Double?
     ) -> Bool {
         guard let p = progress else { return false }
         if leavesLegStartTheWrongWay(snapped, p) {
@@ -698,7 +700,7 @@ public final class NavigatorCore {
         // route or not, say nothing of leaving (`standingKeepsRoute`).
         if configuration.standingKeepsRoute && standingOnRoute { return false }
         let fixWeight = evidenceWeight(
-            speed: snapped.fix.speedMetersPerSecond.flatMap { $0 >= 0 ? $0 : nil } ?? ownSpeed,
+            speed: snapped.fix.speedMetersPerSecond.flatMap { $0 >= 0 ? $0 : nil } ?? speed,
             seconds: max(0, secondsSincePrevious ?? 0))
         if !settling && p.along >= 1 && accumulateDivergence(snapped, p, jumped: jumped, weight: fixWeight) {
             return true

@@ -304,6 +304,37 @@ private final class ScriptedOddsSnapper: RoadSnappingProvider {
         return fixes.flatMap { nav.process($0).routeChanges.map(\.reason.rawValue) }
     }
 
+    /// Positions only: at 12 m/s up to the light 10 m before B, standing there 40 s, the fixes from the 3rd to the
+    /// 20th second of the stand 16 m north (inside the route's corridor, beside the side street), then on to C. The off-route evidence is weighed by
+    /// the matcher's speed along the road, which comes down to 0 within a few fixes of the stop: the stand's fixes
+    /// share one fix's worth (`standingEvidenceLimit`). Weighed by the smoothed speed (5 s time constant, still
+    /// 2–7 m/s ten seconds into the stand) each counted in full: SUMO Baltimore probe0, recorded-drive noise,
+    /// positions only, 1 s: rerouted 14 s into a stand, then 17 more times, both arrivals lost. (Held 18 m or more
+    /// aside, outside the corridor, such fixes still reroute a positions-only vehicle: nothing says it stands.)
+    @Test func positionsOnlyFixesHeldToOneSideJustAfterStoppingDoNotReroute() throws {
+        let roads = try tJunction()
+        let nav = roads.matchingNavigator(from: "A", to: "C", title: "C")
+        let path = roads.path("ABC")
+        func fix(_ along: Double, _ seconds: Double, north: Double = 0) -> RawFix {
+            let p = PolylineGeometry.point(along: path, offsetMeters: along)!
+            return RawFix(
+                coordinate: offset(p, east: 0, north: north), timestamp: t0.addingTimeInterval(seconds),
+                horizontalAccuracyMeters: 10)
+        }
+        var fixes = (0..<20).map { fix(Double($0) * 12, Double($0) + 1) }
+        fixes += (0..<40).map { fix(240, Double($0) + 21, north: (3..<20).contains($0) ? 16 : 0) }
+        fixes += (1...43).map { fix(240 + Double($0) * 6, Double($0) + 60) }
+        var changes: [String] = []
+        var arrived = false
+        for f in fixes {
+            let out = nav.process(f)
+            changes += out.routeChanges.map(\.reason.rawValue)
+            arrived = arrived || !out.arrivals.isEmpty
+        }
+        #expect(changes == [])
+        #expect(arrived)
+    }
+
     @Test func fixesHeldToOneSideWhileStandingDoNotReroute() throws {
         #expect(try reroutesStandingThroughAnEpisode(NavigatorConfiguration()) == [])
         // Control: without it the standing vehicle is sent round by the side street.
