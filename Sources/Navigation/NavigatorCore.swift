@@ -110,6 +110,8 @@ public final class NavigatorCore {
         var updatedAt: Date
         var rejected = 0
         var arrived = false
+        /// `velocity` is the speed the fix at `updatedAt` reported itself (not the filter's, derived from positions).
+        var velocityReported = false
         /// The latest accepted measurement along the leg, metres.
         var lastMeasurement: Double
         /// The leg began with the vehicle standing (at the origin, at a waypoint): see `settlingMeters`.
@@ -1059,6 +1061,7 @@ public final class NavigatorCore {
             p.along = predicted + configuration.progressGain * residual
         }
         p.rejected = 0
+        p.velocityReported = (snapped.fix.speedMetersPerSecond ?? -1) >= 0
         if let fixSpeed, fixSpeed >= 0 {
             p.velocity = fixSpeed
         } else if dt > 0 {
@@ -1235,7 +1238,12 @@ public final class NavigatorCore {
                     && straightLine(snapped.coordinate) <= configuration.arrivalStandingRadiusMeters
             }
             // unseen 0: the progress filter took this fix's matched position (the matcher's coasting), not the outlier.
-            guard unseen >= 0, unseen <= configuration.arrivalCoastingMaximumSeconds,
+            // Longer (sparse fixes, a few outliers in a row) only when the last accepted fix reported a speed at which
+            // the vehicle moved as well: moving at both ends of the interval.
+            let movedAtBothEnds = p.velocityReported && p.velocity >= configuration.minimumSpeedForCourseMetersPerSecond
+            guard unseen >= 0,
+                unseen <= configuration.arrivalCoastingMaximumSeconds
+                    || (movedAtBothEnds && unseen <= configuration.arrivalCoastingMovingMaximumSeconds),
                 fixSpeed >= configuration.minimumSpeedForCourseMetersPerSecond
             else { return false }
             let reckoned = p.along + min(fixSpeed, p.velocity) * unseen

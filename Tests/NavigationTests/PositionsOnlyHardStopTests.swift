@@ -98,9 +98,12 @@ import Testing
             return count
         }
         #expect(try arrivals(NavigatorConfiguration()) == 1)
-        // Control: it is the passing-through rule that takes it.
+        // Control: it is the passing-through rule that takes it — and the coasting rule over a sparse interval
+        // (`arrivalCoastingMovingMaximumSeconds`: moving at 8 m/s at both ends), which takes it as well on its own.
         var configuration = NavigatorConfiguration()
         configuration.arrivalByPassingThrough = false
+        #expect(try arrivals(configuration) == 1)
+        configuration.arrivalCoastingMovingMaximumSeconds = 0
         #expect(try arrivals(configuration) == 0)
     }
 }
