@@ -108,6 +108,8 @@ public final class MapMatcher {
     /// The noise of the fixes, estimated from the decided answers (`residualSigmaAgreementFactor`). It belongs to
     /// the receiver, not the trace: `reset()` keeps it.
     private var noise: ResidualNoiseEstimate
+    /// The accuracy the receiver usually reports (`accuracyRiseWidensBand`); like `noise`, kept by `reset()`.
+    private var typicalAccuracy: TypicalAccuracy
 
     /// Matches fixes for `mode` on the graph behind `index`. `searchScratch`, when given, is shared with other
     /// matchers used on the same thread one at a time (a fleet's vehicles); without it the matcher holds its own,
@@ -146,6 +148,9 @@ public final class MapMatcher {
             minimumMemoryFixes: configuration.residualSigmaMemoryFixes,
             evidenceFixes: configuration.residualSigmaEvidenceFixes,
             medianToSigma: configuration.residualMedianToSigma)
+        typicalAccuracy = TypicalAccuracy(
+            timeConstantSeconds: configuration.typicalAccuracyTimeConstantSeconds,
+            minimumMemoryFixes: configuration.typicalAccuracyMemoryFixes, evidenceFixes: 10)
         scratch = CandidateScratch()
         candidateBuffer.reserveCapacity(32)
     }
@@ -176,7 +181,10 @@ public final class MapMatcher {
         let firstIndex = window.first.map { hasRoot ? $0.fixIndex + 1 : $0.fixIndex } ?? nextFixIndex
         distances.step = nextFixIndex
         let step = takeStep()
-        let rawSigma = configuration.sigmaMeters(for: fix, residualSigma: noise.sigmaMeters)
+        // The typical accuracy before this fix: a fix reporting a rise is compared with what came before it.
+        let rawSigma = configuration.sigmaMeters(
+            for: fix, residualSigma: noise.sigmaMeters, typicalAccuracy: typicalAccuracy.meters)
+        if let accuracy = fix.validAccuracy { typicalAccuracy.record(accuracyMeters: accuracy, time: fix.timestamp) }
         var sigma = rawSigma
         let radius = min(configuration.maximumSearchRadiusMeters,
                          max(configuration.minimumSearchRadiusMeters, configuration.searchRadiusSigmas * sigma))

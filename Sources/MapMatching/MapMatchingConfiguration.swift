@@ -30,6 +30,22 @@ public struct MapMatchingConfiguration: Sendable, Hashable {
     /// at 10 m; BENCHMARKS.md "Session 12: reported accuracy that does not match the noise"). `.infinity`
     /// disables: the reported accuracy alone decides, as before.
     public var residualSigmaAgreementFactor: Double = 1.25
+    /// A fix that reports a worse accuracy than the receiver usually does widens the band's upper edge by that
+    /// ratio (`residualSigmaAgreementFactor` × σ_e × accuracy ÷ typical accuracy, the typical one a geometric mean of
+    /// the recent reports, `typicalAccuracyTimeConstantSeconds`). Why: in an urban canyon reflections shift the fix
+    /// 15-30 m to one side of the street for 10-30 s and the receiver's reported accuracy rises, if only by part of
+    /// the shift; σ_z held at 1.25 σ_e (the noise of the drive so far) made those fixes outliers beyond 3.5 σ_z, the
+    /// matcher coasted through up to `maximumCoastedFixes` of them and dead-reckoned onto a road branching off, 100-220 m
+    /// from the fixes (SUMO Kouvola probe15 with recorded-drive noise, positions only: 4 reroutes on a drive that
+    /// kept to its route). A receiver that reports the same figure on every fix (a logger, a simulator) is not
+    /// affected. Default true.
+    public var accuracyRiseWidensBand = true
+    /// The typical reported accuracy (`accuracyRiseWidensBand`) forgets a report this many seconds old to e^−1,
+    /// but never faster than over `typicalAccuracyMemoryFixes` fixes; it is used once 10 fixes reported one. Default
+    /// 120 s: a 30 s canyon episode raises it by about a fifth of its own rise.
+    public var typicalAccuracyTimeConstantSeconds: Double = 120
+    /// See `typicalAccuracyTimeConstantSeconds`. Default 30.
+    public var typicalAccuracyMemoryFixes: Double = 30
     /// The noise estimate σ_e (`residualSigmaAgreementFactor`) is this times the weighted median distance between
     /// decided fixes and their road positions, unitless. For a Gaussian error of σ per axis the distance across the
     /// road has a median of 0.6745 σ, hence Newson & Krumm's (2009) 1.4826; the default is 0.85 of that, since
@@ -456,7 +472,11 @@ public struct MapMatchingConfiguration: Sendable, Hashable {
     /// σ_z for a fix, metres, when the matcher's answers show noise of `residualSigma` metres per axis (nil: no
     /// estimate yet, `defaultSigmaMeters` stands in): a reported accuracy is trusted only within
     /// `residualSigmaAgreementFactor` of that; without one, `defaultSigmaMeters`.
-    @inlinable public func sigmaMeters(for fix: LocationFix, residualSigma: Double?) -> Double {
+    /// `typicalAccuracy`: the accuracy this receiver usually reports, metres (`accuracyRiseWidensBand`), nil when not
+    /// known yet.
+    @inlinable public func sigmaMeters(for fix: LocationFix, residualSigma: Double?, typicalAccuracy: Double? = nil)
+        -> Double
+    {
         guard let accuracy = fix.validAccuracy else {
             return min(maximumSigmaMeters, max(minimumSigmaMeters, defaultSigmaMeters))
         }
@@ -464,7 +484,11 @@ public struct MapMatchingConfiguration: Sendable, Hashable {
         let factor = max(1, residualSigmaAgreementFactor)
         if factor.isFinite {
             let centre = residualSigma ?? defaultSigmaMeters
-            raw = min(centre * factor, max(centre / factor, raw))
+            var upper = centre * factor
+            if accuracyRiseWidensBand, let typical = typicalAccuracy, typical > 0, accuracy > typical {
+                upper *= accuracy / typical
+            }
+            raw = min(upper, max(centre / factor, raw))
         }
         return min(maximumSigmaMeters, max(minimumSigmaMeters, raw))
     }

@@ -6,21 +6,14 @@ import OSMImport
 import RoadGraph
 import Testing
 
-/// pyrosm's Kouvola extract.
-private let kouvola = cachedMap("test.osm.pbf")
-
 /// A recorded-like drive on the real Kouvola extract: SUMO probe23 with `Benchmarks/sumo/realistic.py`'s
 /// `realistic8` noise at 5 s fixes (seed 1). At 28 m/s the receiver loses 15 s of fixes (34.8 → 49.9 s) while the
 /// vehicle slows; the first fix after the outage lies about 240 m behind where the progress filter's speed carried
 /// the estimate, outside the search window, then the vehicle passes the midpoint. Before the window reached back
 /// after a gap (`ActiveLeg.progressReachBehindMeters`) the midpoint was missed and the vehicle sent back to it three
 /// times.
-@Suite(
-    .enabled(
-        if: FileManager.default.fileExists(atPath: kouvola.path), "test.osm.pbf missing: run scripts/fetch-maps"))
+@Suite(.enabled(if: KouvolaExtract.isPresent, "test.osm.pbf missing: run scripts/fetch-maps"))
 struct KouvolaOutageTests {
-    static let graph: RoadGraph? = try? GraphImporter.buildGraph(input: kouvola).graph
-
     /// Seconds after the first fix, latitude, longitude, speed (m/s), course (degrees), horizontal accuracy (m).
     private let fixes: [(Double, Double, Double, Double?, Double?, Double)] = [
         (0.00, 60.5207912, 26.9497010, 1.55, nil, 10.5),
@@ -53,7 +46,7 @@ struct KouvolaOutageTests {
     ]
 
     @Test func aVehicleThatSlowedInAnOutageIsFoundAgainAndArrivesAtTheMidpoint() throws {
-        let graph = try #require(Self.graph)
+        let graph = try #require(KouvolaExtract.graph)
         let nav = NavigatorCore(graph: graph, snapper: MapMatcherSnapper(index: RoadGeometryIndex(graph: graph)))
         let start = Date(timeIntervalSince1970: 1_796_025_945)
         let raw = fixes.map { f in

