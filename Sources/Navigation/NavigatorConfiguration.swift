@@ -325,6 +325,17 @@ public struct NavigatorConfiguration: Sendable, Hashable {
     /// Gain of the along-route progress filter (α of an α-β filter on distance along the leg). Default 0.4:
     /// σ = 8 m fixes give a ≈ 3.5 m estimate.
     public var progressGain: Double = 0.4
+    /// The progress filter's gate rejects a measurement far from its prediction; two in a row are still rejected,
+    /// the third believed unless the fix's own speed says the vehicle cannot have got there since the last accepted
+    /// one, and then only the tenth. With this on, that third one is believed too when the vehicle drove on from the
+    /// rejected measurement at its own speed (the distance along the leg since then within 3 × the accuracy plus a
+    /// quarter of it of the mean of the two fixes' speeds × the time, the fix moving at
+    /// `minimumSpeedForCourseMetersPerSecond` or more): it joined the leg further on. Why: a route planned from a
+    /// fix heading the other way goes round a block and back along the street the vehicle is already driving (SUMO
+    /// Liechtenstein seed 11 probe7 at 5 s, rerouted from a fix taken mid-turn onto a 494 m loop whose last 170 m it
+    /// drove: its final arrival was lost while ten fixes were awaited). A vehicle standing beside a later part of
+    /// its leg does not drive on. Default true.
+    public var progressFollowsDrivingOnAhead = true
     /// Velocity gain (β) when fixes carry no speed. Default 0.1.
     public var progressVelocityGain: Double = 0.1
     /// A measurement further than (3 × accuracy + half the predicted travel + 10 m) from the prediction is an

@@ -112,6 +112,9 @@ public final class NavigatorCore {
         var arrived = false
         /// `velocity` is the speed the fix at `updatedAt` reported itself (not the filter's, derived from positions).
         var velocityReported = false
+        /// The latest measurement the gate rejected (metres along the leg), its time and the fix's own speed (m/s, 0
+        /// without one); nil once a measurement is taken.
+        var lastRejected: (along: Double, time: Date, speed: Double)?
         /// The latest accepted measurement along the leg, metres.
         var lastMeasurement: Double
         /// The leg began with the vehicle standing (at the origin, at a waypoint): see `settlingMeters`.
@@ -1051,10 +1054,24 @@ public final class NavigatorCore {
         // it cannot have got there (standing at a waypoint while the leg passes nearby again further on); ten are
         // believed regardless.
         let supported = snapped.fix.speedMetersPerSecond.map { $0 * dt + gate >= abs(residual) } ?? true
-        if abs(residual) > gate && (p.rejected < 2 || (!supported && p.rejected < 10)) {
+        // … or when the vehicle drives on along the leg from the rejected measurement at its own speed: it joined the
+        // leg further on (`progressFollowsDrivingOnAhead`).
+        let drivesOnFromRejected: Bool = {
+            guard configuration.progressFollowsDrivingOnAhead, let last = p.lastRejected, p.rejected >= 2,
+                let own = snapped.fix.speedMetersPerSecond,
+                own >= configuration.minimumSpeedForCourseMetersPerSecond
+            else { return false }
+            let seconds = time.timeIntervalSince(last.time)
+            guard seconds > 0 else { return false }
+            let driven = measurement - last.along
+            return driven > 0 && abs(driven - 0.5 * (own + last.speed) * seconds) <= 3 * accuracy + 0.25 * driven
+        }()
+        if abs(residual) > gate && (p.rejected < 2 || (!supported && !drivesOnFromRejected && p.rejected < 10)) {
             p.rejected += 1
+            p.lastRejected = (measurement, time, snapped.fix.speedMetersPerSecond ?? 0)
             return
         }
+        p.lastRejected = nil
         if abs(residual) > gate {
             p.along = measurement  // three in a row: believe them
         } else {
