@@ -386,10 +386,22 @@ public final class NavigatorCore {
             // just before the waypoint: 2 % of fixes) or shows no passing (its matched position already past the
             // waypoint; the estimate, trailing a vehicle pulling away, too far short of it for one step), from the one
             // before it — unless the fix skipped drove across the leg's end by its own course (a fork taken just
-            // before the destination: the line from the fix before it may still cross the waypoint).
+            // before the destination: the line from the fix before it may still cross the waypoint), or this fix is
+            // the outlier: it jumped from the fix before, which came on from the one before it without a jump (SUMO
+            // Liechtenstein seed 11 probe18 at 5 s: a fix 92 m off the vehicle, matched on the road beyond the
+            // destination, was taken as passing it from two fixes back; announced 37 m early).
+            let thisFixJumped: Bool = {
+                guard configuration.arrivalPassingThroughSkipsJumpedFix, let previous, let beforePrevious else {
+                    return false
+                }
+                return isPositionJump(snapped.fix, previous: previous.fix, seconds: time.timeIntervalSince(previous.timestamp))
+                    && !isPositionJump(
+                        previous.fix, previous: beforePrevious.fix,
+                        seconds: previous.timestamp.timeIntervalSince(beforePrevious.timestamp))
+            }()
             let passedThrough =
                 (previous?.isOnRoute == true ? previous.flatMap { checkPassedThrough(snapped, previous: $0, at: time) } : nil)
-                ?? (beforePrevious?.isOnRoute == true
+                ?? (beforePrevious?.isOnRoute == true && !thisFixJumped
                     && !(previous.map { drivesAcrossLegEnd($0.fix, previous: beforePrevious?.fix, p.route) } ?? false)
                     ? beforePrevious.flatMap { checkPassedThrough(snapped, previous: $0, at: time) } : nil)
             if let arrival = passedThrough {
@@ -1263,7 +1275,11 @@ public final class NavigatorCore {
                     || (movedAtBothEnds && unseen <= configuration.arrivalCoastingMovingMaximumSeconds),
                 fixSpeed >= configuration.minimumSpeedForCourseMetersPerSecond
             else { return false }
-            let reckoned = p.along + min(fixSpeed, p.velocity) * unseen
+            // Over a sparse interval a vehicle that sped up is reckoned at the mean of the two speeds (the slower end's
+            // is then far short: `arrivalCoastingMovingMaximumSeconds`).
+            let speed = unseen > configuration.arrivalCoastingMaximumSeconds
+                ? min(fixSpeed, 0.5 * (fixSpeed + p.velocity)) : min(fixSpeed, p.velocity)
+            let reckoned = p.along + speed * unseen
             return length - reckoned <= configuration.arrivalRadiusMeters
                 && straightLine(snapped.coordinate) <= configuration.arrivalRadiusMeters
         }()
