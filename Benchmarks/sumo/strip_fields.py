@@ -37,8 +37,15 @@ def main():
                     for k in fields:
                         fix.pop(k, None)
                     out.write(json.dumps(fix) + "\n")
-    results = evaluate.evaluate(binary, os.path.join(src, "map.graph"), os.path.join(dest, "traces"), probes, [1, 5],
-                                traces.EPOCH_SECONDS, None)
+    # A recorded-noise run (`--noise`, realistic.py) has no graph of its own (its white run's is used) and reports an
+    # accuracy that varies fix to fix, which `match` gets as bench_sumo.py gives it; a white run's constant 10 is
+    # stripped, as there.
+    graph = os.path.join(src, "map.graph")
+    if not os.path.exists(graph) and "noise" in white:
+        # "<white run>-<preset>" (bench_sumo.py's main_noise)
+        graph = os.path.join(os.path.dirname(os.path.normpath(src)), white["map"].rsplit("-", 1)[0], "map.graph")
+    results = evaluate.evaluate(binary, graph, os.path.join(dest, "traces"), probes, [1, 5],
+                                traces.EPOCH_SECONDS, None, keep_accuracy="noise" in white)
     summary = {"map": os.path.basename(os.path.normpath(dest)), "probes": len(probes), "intervals": {}}
     for interval, r in results.items():
         summary["intervals"][interval] = {
