@@ -215,17 +215,22 @@ func latency(_ o: Options) throws {
     let agentWaitBefore = runQueueWait(agentPID), brokerWaitBefore = runQueueWait(brokerPID)
     let selfWaitBefore = runQueueWait(getpid())
     var last = RawFix(coordinate: origin, timestamp: clock, horizontalAccuracyMeters: 5)
-    while published < fixCount {
+    /// Waits for the next fix's time, publishes it (position from the simulator, time from the wall clock: what a
+    /// live GPS reports) and records when it was sent in `sentTimes`; returns its time.
+    func publishNextFix(into sentTimes: inout [String: UInt64]) throws -> Date {
         Thread.sleep(forTimeInterval: max(0, clock.addingTimeInterval(interval).timeIntervalSinceNow))
         let now = Date()
         if let simulated = simulator.advance(by: now.timeIntervalSince(clock)).last { last = simulated }
         clock = now
-        // Position from the simulator, time from the wall clock (it is what a live GPS reports).
         let fix = RawFix(coordinate: last.coordinate, timestamp: now, horizontalAccuracyMeters: 5,
                          courseDegrees: last.courseDegrees, speedMetersPerSecond: last.speedMetersPerSecond)
-        sent[ISO8601Timestamp.string(from: now)] = nowNanoseconds()
+        sentTimes[ISO8601Timestamp.string(from: now)] = nowNanoseconds()
         try pub.publish(topic: "fleet/\(vehicle)/location/raw", payload: Array(OutputPayloads.rawFix(fix).utf8), retain: false,
                         kind: .event)
+        return now
+    }
+    while published < fixCount {
+        _ = try publishNextFix(into: &sent)
         published += 1
     }
     let agentWait = runQueueWait(agentPID), brokerWait = runQueueWait(brokerPID), selfWait = runQueueWait(getpid())
@@ -239,15 +244,7 @@ func latency(_ o: Options) throws {
     var interleavedFloorSent: [String: UInt64] = [:]
     var interleaved = 0
     while interleaved < fixCount {
-        Thread.sleep(forTimeInterval: max(0, clock.addingTimeInterval(interval).timeIntervalSinceNow))
-        let now = Date()
-        if let simulated = simulator.advance(by: now.timeIntervalSince(clock)).last { last = simulated }
-        clock = now
-        let fix = RawFix(coordinate: last.coordinate, timestamp: now, horizontalAccuracyMeters: 5,
-                         courseDegrees: last.courseDegrees, speedMetersPerSecond: last.speedMetersPerSecond)
-        interleavedSent[ISO8601Timestamp.string(from: now)] = nowNanoseconds()
-        try pub.publish(topic: "fleet/\(vehicle)/location/raw", payload: Array(OutputPayloads.rawFix(fix).utf8), retain: false,
-                        kind: .event)
+        let now = try publishNextFix(into: &interleavedSent)
         Thread.sleep(forTimeInterval: max(0, now.addingTimeInterval(interval / 2).timeIntervalSinceNow))
         let key = "i\(interleaved)"
         interleavedFloorSent[key] = nowNanoseconds()

@@ -30,7 +30,7 @@ struct TypicalAccuracy {
             lastTime = time
             if count < Int.max { count += 1 }
         }
-        guard let last = lastTime, count > 0 else {
+        guard let last = lastTime else {
             logMean = value
             return
         }

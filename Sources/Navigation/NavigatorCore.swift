@@ -390,7 +390,8 @@ public final class NavigatorCore {
             // the outlier: it jumped from the fix before, which came on from the one before it without a jump (SUMO
             // Liechtenstein seed 11 probe18 at 5 s: a fix 92 m off the vehicle, matched on the road beyond the
             // destination, was taken as passing it from two fixes back; announced 37 m early).
-            let thisFixJumped: Bool = {
+            // A function: worked out only when the fallback is looked at.
+            func thisFixJumped() -> Bool {
                 guard configuration.arrivalPassingThroughSkipsJumpedFix, let previous, let beforePrevious else {
                     return false
                 }
@@ -398,10 +399,10 @@ public final class NavigatorCore {
                     && !isPositionJump(
                         previous.fix, previous: beforePrevious.fix,
                         seconds: previous.timestamp.timeIntervalSince(beforePrevious.timestamp))
-            }()
+            }
             let passedThrough =
                 (previous?.isOnRoute == true ? previous.flatMap { checkPassedThrough(snapped, previous: $0, at: time) } : nil)
-                ?? (beforePrevious?.isOnRoute == true && !thisFixJumped
+                ?? (beforePrevious?.isOnRoute == true && !thisFixJumped()
                     && !(previous.map { drivesAcrossLegEnd($0.fix, previous: beforePrevious?.fix, p.route) } ?? false)
                     ? beforePrevious.flatMap { checkPassedThrough(snapped, previous: $0, at: time) } : nil)
             if let arrival = passedThrough {
@@ -1067,8 +1068,8 @@ public final class NavigatorCore {
         // believed regardless.
         let supported = snapped.fix.speedMetersPerSecond.map { $0 * dt + gate >= abs(residual) } ?? true
         // … or when the vehicle drives on along the leg from the rejected measurement at its own speed: it joined the
-        // leg further on (`progressFollowsDrivingOnAhead`).
-        let drivesOnFromRejected: Bool = {
+        // leg further on (`progressFollowsDrivingOnAhead`). A function: worked out only for an unsupported jump.
+        func drivesOnFromRejected() -> Bool {
             guard configuration.progressFollowsDrivingOnAhead, let last = p.lastRejected, p.rejected >= 2,
                 let own = snapped.fix.speedMetersPerSecond,
                 own >= configuration.minimumSpeedForCourseMetersPerSecond
@@ -1077,8 +1078,8 @@ public final class NavigatorCore {
             guard seconds > 0 else { return false }
             let driven = measurement - last.along
             return driven > 0 && abs(driven - 0.5 * (own + last.speed) * seconds) <= 3 * accuracy + 0.25 * driven
-        }()
-        if abs(residual) > gate && (p.rejected < 2 || (!supported && !drivesOnFromRejected && p.rejected < 10)) {
+        }
+        if abs(residual) > gate && (p.rejected < 2 || (!supported && !drivesOnFromRejected() && p.rejected < 10)) {
             p.rejected += 1
             p.lastRejected = (measurement, time, snapped.fix.speedMetersPerSecond ?? 0)
             return

@@ -93,38 +93,24 @@ struct KouvolaCanyonEpisodeTests {
     /// Reroutes (off route) before the midpoint's arrival, the arrivals, and the largest distance of a snapped
     /// location from its raw fix, metres.
     private func drive(_ matching: MapMatchingConfiguration) throws -> (reroutes: Int, arrivals: [String], farthest: Double) {
-        let graph = try #require(KouvolaExtract.graph)
-        let snapper = MapMatcherSnapper(index: RoadGeometryIndex(graph: graph), configuration: matching)
-        let nav = NavigatorCore(graph: graph, snapper: snapper)
         let start = Date(timeIntervalSince1970: 1_796_025_825)
         let raw = fixes.map { f in
             RawFix(
                 coordinate: Coordinate(latitude: f.1, longitude: f.2), timestamp: start.addingTimeInterval(f.0),
                 horizontalAccuracyMeters: f.3)
         }
-        _ = nav.process(raw[0])
         let waypoints = [
             NavigationWaypoint(coordinate: Coordinate(latitude: 60.533578, longitude: 26.939675), title: "midpoint"),
             NavigationWaypoint(coordinate: Coordinate(latitude: 60.526225, longitude: 26.942711), title: "end"),
         ]
-        _ = nav.setDestinations(waypoints, at: raw[0].timestamp)
-        var arrivals: [String] = []
-        var reroutes = 0
+        let r = try KouvolaExtract.drive(raw, to: waypoints, matching: matching)
         var farthest = 0.0
-        for fix in raw.dropFirst() {
-            let out = nav.process(fix)
-            if arrivals.isEmpty { reroutes += out.routeChanges.filter { $0.reason == .offRoute }.count }
-            for event in out {
-                if case .location(let location) = event {
-                    farthest = max(farthest, Geodesy.distanceMeters(location.coordinate, fix.coordinate))
-                }
-            }
-            for arrival in out.arrivals {
-                arrivals.append(arrival.waypoint.title)
-                _ = nav.continueToNextDestination(at: fix.timestamp)
+        for step in r.steps {
+            for case .location(let location) in step.events {
+                farthest = max(farthest, Geodesy.distanceMeters(location.coordinate, step.fix.coordinate))
             }
         }
-        return (reroutes, arrivals, farthest)
+        return (r.reroutesBeforeFirstArrival, r.arrivals, farthest)
     }
 
     @Test func theEpisodeNeitherReroutesNorCarriesTheSnappedLocationAway() throws {

@@ -46,30 +46,17 @@ struct KouvolaOutageTests {
     ]
 
     @Test func aVehicleThatSlowedInAnOutageIsFoundAgainAndArrivesAtTheMidpoint() throws {
-        let graph = try #require(KouvolaExtract.graph)
-        let nav = NavigatorCore(graph: graph, snapper: MapMatcherSnapper(index: RoadGeometryIndex(graph: graph)))
         let start = Date(timeIntervalSince1970: 1_796_025_945)
         let raw = fixes.map { f in
             RawFix(
                 coordinate: Coordinate(latitude: f.1, longitude: f.2), timestamp: start.addingTimeInterval(f.0),
                 horizontalAccuracyMeters: f.5, courseDegrees: f.4, speedMetersPerSecond: f.3)
         }
-        _ = nav.process(raw[0])
         let waypoints = [
             NavigationWaypoint(coordinate: Coordinate(latitude: 60.529426, longitude: 26.950579), title: "midpoint"),
             NavigationWaypoint(coordinate: Coordinate(latitude: 60.537989, longitude: 26.953842), title: "end"),
         ]
-        _ = nav.setDestinations(waypoints, at: raw[0].timestamp)
-        var arrivals: [String] = []
-        var reroutesBeforeMidpoint = 0
-        for fix in raw.dropFirst() {
-            let out = nav.process(fix)
-            if arrivals.isEmpty { reroutesBeforeMidpoint += out.routeChanges.filter { $0.reason == .offRoute }.count }
-            for arrival in out.arrivals {
-                arrivals.append(arrival.waypoint.title)
-                _ = nav.continueToNextDestination(at: fix.timestamp)
-            }
-        }
+        let (arrivals, reroutesBeforeMidpoint, _) = try KouvolaExtract.drive(raw, to: waypoints)
         #expect(arrivals.first == "midpoint", "arrivals \(arrivals)")
         #expect(reroutesBeforeMidpoint == 0)
     }

@@ -152,6 +152,32 @@ enum KouvolaExtract {
     static let url = cachedMap("test.osm.pbf")
     static var isPresent: Bool { FileManager.default.fileExists(atPath: url.path) }
     static let graph: RoadGraph? = try? GraphImporter.buildGraph(input: url).graph
+
+    /// Drives a recorded trace on the extract: the first fix, then `waypoints` set, then the rest, continuing to the
+    /// next destination after each arrival. Returns the arrivals' titles, the off-route reroutes before the first
+    /// arrival, and each later fix with its events.
+    static func drive(
+        _ raw: [RawFix], to waypoints: [NavigationWaypoint], matching: MapMatchingConfiguration = .provisionalOnly
+    ) throws -> (arrivals: [String], reroutesBeforeFirstArrival: Int, steps: [(fix: RawFix, events: [NavigationEvent])]) {
+        let graph = try #require(Self.graph)
+        let nav = NavigatorCore(
+            graph: graph, snapper: MapMatcherSnapper(index: RoadGeometryIndex(graph: graph), configuration: matching))
+        _ = nav.process(raw[0])
+        _ = nav.setDestinations(waypoints, at: raw[0].timestamp)
+        var arrivals: [String] = []
+        var reroutes = 0
+        var steps: [(fix: RawFix, events: [NavigationEvent])] = []
+        for fix in raw.dropFirst() {
+            let out = nav.process(fix)
+            steps.append((fix, out))
+            if arrivals.isEmpty { reroutes += out.routeChanges.filter { $0.reason == .offRoute }.count }
+            for arrival in out.arrivals {
+                arrivals.append(arrival.waypoint.title)
+                _ = nav.continueToNextDestination(at: fix.timestamp)
+            }
+        }
+        return (arrivals, reroutes, steps)
+    }
 }
 
 /// Fixes every `interval` seconds along `path` at `speed` m/s, starting `startOffset` metres in, with exact
