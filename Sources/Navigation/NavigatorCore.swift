@@ -1308,16 +1308,21 @@ public final class NavigatorCore {
 
     /// Whether the vehicle drives across the leg's end rather than along it to it (`arrivalCourseAcrossLegDegrees`):
     /// the fix's own course runs across the leg's last `arrivalCourseSpanMeters`, and either the fix lies more than
-    /// `arrivalRadiusMeters` from the leg's end and the waypoint or the fix before it ran across too. A single fix at
-    /// the destination turning off into the next street (SUMO's vehicles end their drive in the junction) is there,
-    /// whatever its course.
+    /// `arrivalRadiusMeters` from the leg's end and the waypoint or the fix before it ran across too, on about the
+    /// same course (a branch is driven along; a vehicle turning round in the junction at its destination runs across
+    /// the leg on two fixes at 5 s, but not on one course). A single fix at the destination turning off into the next
+    /// street (SUMO's vehicles end their drive in the junction) is there, whatever its course.
     private func drivesAcrossLegEnd(_ fix: RawFix, previous: RawFix?, _ route: ActiveLeg) -> Bool {
-        guard courseRunsAcrossLegEnd(fix, route) else { return false }
+        guard courseRunsAcrossLegEnd(fix, route), let course = fix.courseDegrees else { return false }
         let atEnd = min(
             Geodesy.distanceMeters(fix.coordinate, route.leg.end.point),
             destinations.first.map { Geodesy.distanceMeters(fix.coordinate, $0.coordinate) } ?? .infinity)
             <= configuration.arrivalRadiusMeters
-        return !atEnd || (previous.map { courseRunsAcrossLegEnd($0, route) } ?? false)
+        guard atEnd else { return true }
+        guard let previous, let previousCourse = previous.courseDegrees,
+            Geodesy.bearingDifferenceDegrees(previousCourse, course) <= configuration.arrivalCourseAcrossLegDegrees
+        else { return false }
+        return courseRunsAcrossLegEnd(previous, route)
     }
 
     /// A moving fix's own course (at `minimumSpeedForCourseMetersPerSecond` or more) differs by more than

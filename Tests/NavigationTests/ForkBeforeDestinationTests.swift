@@ -89,19 +89,39 @@ import Testing
         #expect(try transcript(unchecked, interval: 5, displaced: fiveSeconds) == ["arrival 0 40m"])
     }
 
+    /// Arrivals announced at each fix of a 5 s drive along `path` at 11 m/s followed by `ending`: fixes 5 s apart at
+    /// (east, north) metres from W, each with its course (degrees) and speed (m/s).
+    private func arrivals(along path: String, ending: [(east: Double, north: Double, course: Double, speed: Double)])
+        throws -> [Int]
+    {
+        let roads = try fork()
+        let nav = roads.matchingNavigator(from: "A", to: "W", title: "W")
+        var fixes = drive(roads.path(path), speed: 11, interval: 5, from: t0.addingTimeInterval(1), accuracy: 10)
+        let last = try #require(fixes.last)
+        for (k, end) in ending.enumerated() {
+            fixes.append(RawFix(coordinate: offset(roads["W"], east: end.east, north: end.north),
+                                timestamp: last.timestamp + 5 * Double(k + 1), horizontalAccuracyMeters: 10,
+                                courseDegrees: end.course, speedMetersPerSecond: end.speed))
+        }
+        return fixes.map { nav.process($0).arrivals.count }
+    }
+
     /// The drive ends at W turning off into a street the map does not know: 5 s fixes, the last 6 m from W at 5 m/s
     /// with its course 50° off the leg. One fix within `arrivalRadiusMeters` of the waypoint is there whatever its
     /// course (SUMO Liechtenstein seed 9 probe23 and Baltimore seed 9 probe0 at 5 s, whose drives end in a junction).
     @Test func aLastFixTurningOffAtTheWaypointStillArrives() throws {
-        let roads = try fork()
-        let nav = roads.matchingNavigator(from: "A", to: "W", title: "W")
-        var fixes = drive(roads.path("AJW"), speed: 11, interval: 5, from: t0.addingTimeInterval(1), accuracy: 10)
-        let last = try #require(fixes.last)
-        fixes.append(RawFix(coordinate: offset(roads["W"], east: -5, north: 3), timestamp: last.timestamp + 5,
-                            horizontalAccuracyMeters: 10, courseDegrees: 40, speedMetersPerSecond: 5))
-        let arrivals = fixes.map { nav.process($0).arrivals.count }
+        let arrivals = try arrivals(along: "AJW", ending: [(-5, 3, 40, 5)])
         #expect(arrivals.dropLast().allSatisfy { $0 == 0 })
         #expect(arrivals.last == 1)
+    }
+
+    /// The drive ends turning round in the junction at W (5 s fixes): the fix before W already turns (17 m short,
+    /// its course 60° off the leg), the last one, by W, runs back the other way. Both run across the leg, but not
+    /// along one branch: the last one arrives (SUMO Helsinki seed 12 probe24 at 5 s: 17.6 m short at 50°, then 9 m
+    /// from the waypoint at 230°, never announced while any two fixes across the leg in a row held it back).
+    @Test func aVehicleTurningRoundAtTheWaypointArrives() throws {
+        let arrivals = try arrivals(along: "AJ", ending: [(-17, 2, 30, 6.6), (-3, 5, 210, 6.4)])
+        #expect(arrivals == Array(repeating: 0, count: arrivals.count - 1) + [1])
     }
 
     /// The same fork with σ = 8 m fixes, 30 seeds.
