@@ -12,7 +12,8 @@ Navigation, per trip (comparable with BENCHMARKS.md "Navigation"): arrivals at t
 true position halfway along its drive, and its end) — count, distance of the TRUE position at the arrival fix,
 early = the vehicle still more than 30 m of its own drive short of the waypoint; reroutes (offRoute,
 fasterRoute) split by whether SUMO's path stays within 10 m of the route EdgeNav planned at the start; the
-remaining-time error halfway in time through each leg.
+remaining-time error halfway in time through each leg (against the time the vehicle first reached the waypoint
+when the arrival was announced at an earlier passage of it).
 """
 import bisect
 import datetime
@@ -335,12 +336,25 @@ def evaluate_trip(probe, events, truth, fixes, waypoints, interval, track1s):
              "odometer": odometer_at.get(tkey(iso_seconds(r["timestamp"])))}
             for r in routes if r["reason"] == "nextDestination" and r["legs"]
             and decode_polyline6(r["legs"][0]["polyline6"]) not in planned]
-    # Remaining time halfway in time through each leg.
+    # Remaining time halfway in time through each leg, against when the vehicle reached the waypoint: SUMO's time
+    # there, or, when the announced arrival was at an earlier passage (`passedEarlier`: the drive passes the waypoint,
+    # loops round and comes back to it, as SUMO's route may), the first 1 s sample of that passage within
+    # ARRIVAL_RADIUS_METERS: the navigator's remaining time counts down to the arrival it announces, and a demanding
+    # user's trip ends the first time the vehicle reaches the waypoint.
     fix_times = [f["timestamp"] for f in fixes]
     eta_times = [iso_seconds(e["timestamp"]) for e in etas]
     trip["eta"] = []
     leg_start = fix_times[0]
-    for k, t_arrive in enumerate(arrival_times(track1s, waypoints, EPOCH)):
+    reached = arrival_times(track1s, waypoints, EPOCH)
+    for k, wp in enumerate(waypoints):
+        entry = trip["arrivals"][k]
+        if entry.get("passedEarlier"):
+            start = reached[k - 1] if k > 0 else fix_times[0]
+            reached[k] = next((sample["timestamp"] for sample in track1s
+                               if start < sample["timestamp"] <= entry["fixTime"]
+                               and haversine_meters(sample["lat"], sample["lon"], wp["lat"], wp["lon"])
+                               <= ARRIVAL_RADIUS_METERS), entry["fixTime"])
+    for k, t_arrive in enumerate(reached):
         half = (leg_start + t_arrive) / 2
         i = bisect.bisect_right(fix_times, half) - 1
         entry = None
