@@ -90,13 +90,17 @@ public struct NavigatorConfiguration: Sendable, Hashable {
     /// … and only when the line between those two positions runs within this of the leg's direction at its end,
     /// degrees: a vehicle crossing the waypoint's street on another road does not pass through it. Default 60.
     public var arrivalPassingThroughCourseDegrees: Double = 60
-    /// … and not when this fix's matched position lies more than this from the fix while the fix itself lies on the
-    /// leg (within its raw corridor) more than this short of its end, metres: a position the matcher dead-reckoned
+    /// … and not when this fix's matched position lies more than this from the fix, metres, while the fix itself lies
+    /// on the leg (within its raw corridor) short of its end by more than a measurement that agrees with an arrival
+    /// may be (`arrivalRadiusMeters` + `arrivalMeasurementSlackMeters`, 25 m): a position the matcher dead-reckoned
     /// along the road through fixes it took for outliers says nothing about where the vehicle is (an outlier off
     /// the leg, rightly coasted through, still passes: a drive that ends at its destination on one, SUMO Helsinki
-    /// seed 1 probe12 at 5 s). Positions only at 5 s, a vehicle braking from 25 m/s to a red light short of the waypoint stands where the
-    /// matcher's speed, taken from the positions, does not expect it: it coasted on past the waypoint (SUMO Baltimore
-    /// seed 2, probes 6, 7 and 19: matched positions 116-226 m from their fixes, three arrivals 108-215 m early).
+    /// seed 1 probe12 at 5 s). Positions only at 5 s, a vehicle braking from 25 m/s to a red light short of the
+    /// waypoint stands where the matcher's speed, taken from the positions, does not expect it: it coasted on past the
+    /// waypoint (SUMO Baltimore seed 2, probes 6, 7 and 19: matched positions 116-226 m from their fixes, three
+    /// arrivals 108-215 m early). Until session 22 the fix had to lie this far short as well, and one 35 m short let
+    /// a matched position 65 m from it, carried 32 m past the waypoint by an outlier the matcher had taken, announce
+    /// an arrival 42 m early (own Helsinki drive 13 at 5 s, `NavigationBenchmark` seed 2026).
     /// Default 40 m (5 σ of an 8 m error). 0 or `.infinity` turns the check off.
     public var arrivalPassingThroughFixMeters: Double = 40
     /// … or after a GPS gap of at least this many seconds between two fixes (a tunnel, a garage, a lost uplink) that

@@ -1367,9 +1367,11 @@ public final class NavigatorCore {
             seconds > 0, previous.edge != nil, previous.isOnRoute, snapped.edge != nil,
             !isPositionJump(snapped.fix, previous: previous.fix, seconds: seconds)
         else { return nil }
-        // A matched position far from its own fix while that fix lies on the leg well short of its end: the matcher
-        // dead-reckoned past fixes it took for outliers, and the fix says the vehicle has not come that far. (A fix
-        // off the leg, an outlier the matcher rightly coasted through, says nothing against the matched position.)
+        // A matched position far from its own fix while that fix lies on the leg short of its end by more than a
+        // measurement that agrees with an arrival may be (`arrivalRadiusMeters` + `arrivalMeasurementSlackMeters`): the
+        // matcher dead-reckoned past fixes it took for outliers, and the fix says the vehicle has not come that far.
+        // (A fix off the leg, an outlier the matcher rightly coasted through, says nothing against the matched
+        // position.)
         let fixLimit = configuration.arrivalPassingThroughFixMeters
         if fixLimit > 0, fixLimit.isFinite,
             Geodesy.distanceMeters(snapped.coordinate, snapped.fix.coordinate) > fixLimit,
@@ -1377,7 +1379,8 @@ public final class NavigatorCore {
         {
             let accuracy = snapped.fix.horizontalAccuracyMeters ?? configuration.defaultHorizontalAccuracyMeters
             if onLeg.distanceMeters <= max(configuration.arrivalRawCorridorMeters, 2 * accuracy)
-                && p.route.lengthMeters - onLeg.offsetMeters > fixLimit
+                && p.route.lengthMeters - onLeg.offsetMeters
+                    > configuration.arrivalRadiusMeters + configuration.arrivalMeasurementSlackMeters
             {
                 return nil
             }
