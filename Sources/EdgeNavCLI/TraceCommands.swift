@@ -35,12 +35,13 @@ enum MatchCommand {
             street or motor_vehicle=no).
             A line that is not a fix gives {"error":{"code":…,"message":…},"line":N} in its place (N counts every
             input line from 1). Blank lines are skipped. Output streams: each line comes out once its fix's answer
-            is final (20 s of later fixes, or the end of input), so a trace of any length, or a live one, works.
+            is final (20 s and at least 8 later fixes, or the end of input), so a trace of any length, or a live
+            one, works.
             """,
         options: [
             OptionSpec("map", value: "FILE", help: "road graph file made by 'edgenav map import', or an OSM extract (imported in memory)"),
             OptionSpec("mode", value: "MODE", default: "driving", help: "driving, cycling, walking, taxi or twoWheeler"),
-            OptionSpec("provisional", environment: "", help: "print each fix's answer as it came at once (lag 0, what the navigator and location/snapped use live) instead of its final answer after the 20 s lag"),
+            OptionSpec("provisional", environment: "", help: "print each fix's answer as it came at once (lag 0, what the navigator and location/snapped use live) instead of its final answer after the lag (20 s, at least 8 fixes)"),
         ])
 
     static var command: Command {

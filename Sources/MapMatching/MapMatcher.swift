@@ -1220,11 +1220,11 @@ public final class MapMatcher {
             samples.append(st.isCoast ? s.sample(distance: nil) : roadSample(s, st, distance: distance + st.alongDelta))
             previousIndex = b
         }
-        // The provisional answer looks back as it did with a lag of `lagFixes`: `smoothingHistorySeconds` before
-        // the fix `lagFixes` back (a standing vehicle's whole stop still counts). A longer lag leaves older fixes
-        // undecided, and smoothing the newest fix with them along the still-changing best path lowered the error
-        // p50 but raised the p95 (simulated Helsinki drives at 1 s, lag 20: 1.76 -> 1.59 m and 8.9 -> 9.9 m).
-        let horizonStep = window[max(0, window.count - 1 - max(0, configuration.lagFixes))]
+        // The provisional answer looks back as it did with a lag of `provisionalLookBackFixes`: `smoothingHistorySeconds`
+        // before the fix that many back (a standing vehicle's whole stop still counts). A longer lag leaves older
+        // fixes undecided, and smoothing the newest fix with them along the still-changing best path lowered the
+        // error p50 but raised the p95 (simulated Helsinki drives at 1 s, lag 20: 1.76 -> 1.59 m and 8.9 -> 9.9 m).
+        let horizonStep = window[max(0, window.count - 1 - max(0, configuration.provisionalLookBackFixes))]
         let cutoff = horizonStep.fix.timestamp - configuration.smoothingHistorySeconds
         var standingFrom = samples.count
         while standingFrom > 0, let v = samples[standingFrom - 1].speed, v < configuration.stationarySpeedMetersPerSecond {

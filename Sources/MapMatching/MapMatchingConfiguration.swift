@@ -300,16 +300,27 @@ public struct MapMatchingConfiguration: Sendable, Hashable {
 
     /// Fixed lag of the online Viterbi decoder and along-road smoother, seconds: a fix's answer becomes final once
     /// a fix at least this much newer arrived (and at least `lagFixes` fixes later), so that its decision and its
-    /// smoothed position use that much of what followed. Default 20: 20 fixes at 1 s, 4 at 5 s. The provisional
+    /// smoothed position use that much of what followed. Default 20: 20 fixes at 1 s (at 5 s `lagFixes` decides: 8
+    /// fixes, 40 s). The provisional
     /// answer for the newest fix (`MatchUpdate.provisional`, which the navigator uses) is reported at once, so a
     /// longer lag delays only the final answers. On simulated drives (BENCHMARKS.md, "Map matching": accuracy
     /// against the lag) way-id accuracy at 1 s fixes rose from 90.8 % at 4 fixes to 92.8 % at 20 and 92.9 % at 30
     /// on Helsinki (Baltimore 95.5 / 97.3 / 97.5 %), and Helsinki's error p95 was lowest at 20; at 5 s fixes, 3 to
-    /// 8 fixes were within 0.5 points of each other.
+    /// 8 fixes were within 0.5 points of each other then (session 3's matcher), and 8 fixes gain 0.7 on today's
+    /// (see `lagFixes`).
     /// 0 leaves only `lagFixes`.
     public var lagSeconds: Double = 20
-    /// The lag is at least this many fixes: fix n is final at the earliest when fix n + lagFixes arrived. Default 4.
-    public var lagFixes: Int = 4
+    /// The lag is at least this many fixes: fix n is final at the earliest when fix n + lagFixes arrived. Default 8:
+    /// at sparse fixes the along-road smoother needs more of them than `lagSeconds` holds (4 at 5 s). Simulated
+    /// Helsinki drives at 5 s (`MatchingBenchmark simulate --interval 5`, six samples of 20-30 drives), final answers
+    /// on the true way with 4 / 6 / 8 fixes: mean 90.3 / 90.8 / 91.0 % (the 20-drive seed-1 sample of BENCHMARKS.md
+    /// 89.0 → 90.3 → 90.5 %; one of the six lost 0.3 points); 1 s and 2 s fixes are decided by `lagSeconds` as
+    /// before. The final answer at 5 s then comes 40 s after its fix instead of 20 s; the provisional answer, which
+    /// the navigator uses, is unchanged (`provisionalLookBackFixes`).
+    public var lagFixes: Int = 8
+    /// The provisional answer for the newest fix looks back as it would with a lag of this many fixes (see
+    /// `MapMatcher`): `smoothingHistorySeconds` before the fix this many back. Default 4 (the lag it was tuned with).
+    public var provisionalLookBackFixes: Int = 4
     /// … and at most this many fixes whatever `lagSeconds` says (10 Hz fixes would otherwise hold 200 undecided
     /// steps). Default 30.
     public var maximumLagFixes: Int = 30
@@ -440,6 +451,7 @@ public struct MapMatchingConfiguration: Sendable, Hashable {
     public static var provisionalOnly: MapMatchingConfiguration {
         var c = MapMatchingConfiguration()
         c.lagSeconds = 0
+        c.lagFixes = c.provisionalLookBackFixes
         // Not measured better for the provisional answers: with a variant that rebuilt the marked steps, the
         // navigator's answers on the SUMO drives without speed and course at 5 s fixes were on the true way less
         // often on Baltimore (91.8 → 90.9 %) and little more on Helsinki (78.1 → 78.4 %), Liechtenstein (96.3 →

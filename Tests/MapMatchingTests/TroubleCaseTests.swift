@@ -334,14 +334,15 @@ import TraceSimulation
         #expect(matcher.finish().count == 4)
     }
 
-    /// The default lag is 20 s of fixes, at least 4 fixes and at most 30: fix n is final when the first fix 20 s
-    /// newer arrives (20 fixes later at 1 s, 4 at 5 s, 30 at 10 Hz), whatever the interval does in between.
+    /// The default lag is 20 s of fixes, at least 8 fixes and at most 30: fix n is final when the first fix both 20 s
+    /// newer and 8 fixes later arrives (20 fixes later at 1 s, 8 at 5 s, 30 at 10 Hz), whatever the interval does in
+    /// between.
     @Test func finalAnswersComeLagSecondsLate() throws {
         let f = try MatchingFixture("""
             A----------------------------------------------------------B
             """, roads: [FixtureRoad(nodes: "AB", name: "Main")])
         let configuration = MapMatchingConfiguration()
-        #expect(configuration.lagSeconds == 20 && configuration.lagFixes == 4 && configuration.maximumLagFixes == 30)
+        #expect(configuration.lagSeconds == 20 && configuration.lagFixes == 8 && configuration.maximumLagFixes == 30)
         // Times: 40 fixes 1 s apart, then 10 fixes 5 s apart, then 60 fixes 0.1 s apart.
         var times: [Double] = (0..<40).map(Double.init)
         times += (1...10).map { 39 + 5 * Double($0) }
@@ -361,12 +362,12 @@ import TraceSimulation
         #expect(finalIndices == Array(times.indices))  // every fix once, in order
         for n in times.indices {
             guard let at = lateBy[n] else { continue }
-            // Final at the first update that is both 4 fixes later and 20 s newer, or 30 fixes later.
-            let due = times.indices.first { i in i - n >= 30 || (i - n >= 4 && times[i] - times[n] >= 20) }
+            // Final at the first update that is both 8 fixes later and 20 s newer, or 30 fixes later.
+            let due = times.indices.first { i in i - n >= 30 || (i - n >= 8 && times[i] - times[n] >= 20) }
             #expect(at == due, "fix \(n) at \(times[n]) s final at update \(at), expected \(String(describing: due))")
         }
         #expect(lateBy[0] == 20)  // 1 s fixes: 20 fixes
-        #expect(lateBy[45] == 49)  // 5 s fixes: 4 fixes
+        #expect(lateBy[41] == 49)  // 5 s fixes: 8 fixes
         #expect(lateBy[60] == 90)  // 0.1 s fixes: capped at 30 fixes later
     }
 }

@@ -107,6 +107,7 @@ func simulate(_ o: Options) {
         configuration.lagSeconds = 0
     }
     if let v = o.string("lag-seconds").flatMap(Double.init) { configuration.lagSeconds = v }
+    if let v = o.string("lag-fixes").flatMap(Int.init) { configuration.lagFixes = v }
     if let v = o.string("candidates").flatMap(Int.init) { configuration.maximumCandidateRoads = v }
     if let v = o.string("prune").flatMap(Double.init) { configuration.pruneMargin = v }
     if let v = o.string("history").flatMap(Int.init) { configuration.smoothingHistoryFixes = v }
