@@ -298,17 +298,15 @@ public struct MapMatchingConfiguration: Sendable, Hashable {
 
     // MARK: Decoding and smoothing
 
-    /// Fixed lag of the online Viterbi decoder and along-road smoother, seconds: a fix's answer becomes final once
-    /// a fix at least this much newer arrived (and at least `lagFixes` fixes later), so that its decision and its
+    /// Fixed lag of the online Viterbi decoder and along-road smoother, seconds: a fix's answer becomes final once a
+    /// fix at least this much newer arrived (and at least `lagFixes` fixes later), so that its decision and its
     /// smoothed position use that much of what followed. Default 20: 20 fixes at 1 s (at 5 s `lagFixes` decides: 8
-    /// fixes, 40 s). The provisional
-    /// answer for the newest fix (`MatchUpdate.provisional`, which the navigator uses) is reported at once, so a
-    /// longer lag delays only the final answers. On simulated drives (BENCHMARKS.md, "Map matching": accuracy
-    /// against the lag) way-id accuracy at 1 s fixes rose from 90.8 % at 4 fixes to 92.8 % at 20 and 92.9 % at 30
-    /// on Helsinki (Baltimore 95.5 / 97.3 / 97.5 %), and Helsinki's error p95 was lowest at 20; at 5 s fixes, 3 to
-    /// 8 fixes were within 0.5 points of each other then (session 3's matcher), and 8 fixes gain 0.7 on today's
-    /// (see `lagFixes`).
-    /// 0 leaves only `lagFixes`.
+    /// fixes, 40 s). The provisional answer for the newest fix (`MatchUpdate.provisional`, which the navigator uses) is
+    /// reported at once, so a longer lag delays only the final answers. On simulated drives (BENCHMARKS.md, "Map
+    /// matching": accuracy against the lag) way-id accuracy at 1 s fixes rose from 90.8 % at 4 fixes to 92.8 % at 20
+    /// and 92.9 % at 30 on Helsinki (Baltimore 95.5 / 97.3 / 97.5 %), and Helsinki's error p95 was lowest at 20; at 5 s
+    /// fixes, 3 to 8 fixes were within 0.5 points of each other then (session 3's matcher), and 8 fixes gain 0.7 on
+    /// today's (see `lagFixes`). 0 leaves only `lagFixes`.
     public var lagSeconds: Double = 20
     /// The lag is at least this many fixes: fix n is final at the earliest when fix n + lagFixes arrived. Default 8:
     /// at sparse fixes the along-road smoother needs more of them than `lagSeconds` holds (4 at 5 s). Simulated

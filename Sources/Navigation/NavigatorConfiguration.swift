@@ -61,21 +61,21 @@ public struct NavigatorConfiguration: Sendable, Hashable {
     /// 0 turns the rule off.
     public var arrivalNearestFixMeters: Double = 25
     /// A moving fix (its own speed `minimumSpeedForCourseMetersPerSecond` or more) whose own course differs by more
-    /// than this from every direction of the leg's last `arrivalCourseSpanMeters` announces no arrival by the rules
-    /// for a vehicle on the move (the radius, passing, nearest-fix and coasting rules above; standing is judged by
-    /// the standing rule alone) while it lies more than `arrivalRadiusMeters` from the leg's end and the waypoint, or
-    /// the fix before it ran across the leg too, on a course within this angle of this fix's: it drives across the
-    /// leg, along a branch, not to its end. A vehicle that takes a fork just before its destination is still matched
-    /// on the route for a fix or two, and its noisy fixes land by the waypoint (SUMO Liechtenstein, seed 9, probe19: the route ran on 272° for the last 45 m, the
-    /// vehicle took a fork at 220°; its fixes' courses said 213–224° while the matcher held it on the route, and the
-    /// arrival was announced 34 m away with 265 m of driving to go, at 1 s and at 5 s). One fix at the destination
-    /// is there whatever its course: SUMO's vehicles end their drives turning in the junction (Liechtenstein seed 9
-    /// probe23 and Baltimore seed 9 probe0 at 5 s: last fix 8–9 m from the waypoint, its course 50–69° off the leg),
-    /// and so is a vehicle turning round there, whose two last fixes run across the leg on courses far apart (SUMO
-    /// Helsinki seed 12 probe24 at 5 s: 17.6 m short at 50°, then 9 m from the waypoint at 230°; never announced
-    /// while any fix across the leg after another one counted).
-    /// Default 45° (nine times the course noise of the simulated GPS; a Doppler course at 4 m/s or more is seldom
-    /// 20° off). 0 or less turns the check off.
+    /// than this from every direction of the leg's last `arrivalCourseSpanMeters` announces no arrival by the rules for
+    /// a vehicle on the move (the radius, passing, nearest-fix and coasting rules above; standing is judged by the
+    /// standing rule alone) while it lies more than `arrivalRadiusMeters` from the leg's end and the waypoint, or the
+    /// fix before it ran across the leg too, on a course within this angle of this fix's: it drives across the leg,
+    /// along a branch, not to its end. A vehicle that takes a fork just before its destination is still matched on the
+    /// route for a fix or two, and its noisy fixes land by the waypoint (SUMO Liechtenstein, seed 9, probe19: the route
+    /// ran on 272° for the last 45 m, the vehicle took a fork at 220°; its fixes' courses said 213–224° while the
+    /// matcher held it on the route, and the arrival was announced 34 m away with 265 m of driving to go, at 1 s and at
+    /// 5 s). One fix at the destination is there whatever its course: SUMO's vehicles end their drives turning in the
+    /// junction (Liechtenstein seed 9 probe23 and Baltimore seed 9 probe0 at 5 s: last fix 8–9 m from the waypoint, its
+    /// course 50–69° off the leg), and so is a vehicle turning round there, whose two last fixes run across the leg on
+    /// courses far apart (SUMO Helsinki seed 12 probe24 at 5 s: 17.6 m short at 50°, then 9 m from the waypoint at
+    /// 230°; never announced while any fix across the leg after another one counted). Default 45° (nine times the
+    /// course noise of the simulated GPS; a Doppler course at 4 m/s or more is seldom 20° off). 0 or less turns the
+    /// check off.
     public var arrivalCourseAcrossLegDegrees: Double = 45
     /// How far back from the leg's end its directions are compared with the fix's course for
     /// `arrivalCourseAcrossLegDegrees`, metres: the leg may turn in its last metres, and a vehicle still before the
