@@ -44,6 +44,9 @@ public final class NavigatorCore {
     /// Split (see `NavigatorConfiguration.paceSplitsStops`): seconds of that moving (fix speed at least
     /// `ownSpeedMinimumMetersPerSecond`), and the model's road seconds (no junction delays) for the progress made.
     private var pace = (elapsedSeconds: 0.0, modelSeconds: 0.0, movingSeconds: 0.0, roadModelSeconds: 0.0)
+    /// Where the progress estimate stood along the leg when the vehicle last came to a stop (metres), for the
+    /// remaining time while it stands (`standingEtaProgressMeters`); nil while it moves.
+    private var standingEtaAlong: Double?
     private var offRouteEvidence = 0
     /// CUSUM of the raw fixes' distance from the leg while the matcher finds another road likelier (see
     /// `divergenceThreshold`).
@@ -462,6 +465,11 @@ public final class NavigatorCore {
             }
             if let faster = checkFasterRoute(snapped, at: time) { events.append(faster) }
         }
+        if (ownSpeed ?? 0) >= configuration.ownSpeedMinimumMetersPerSecond {
+            standingEtaAlong = nil
+        } else if standingEtaAlong == nil {
+            standingEtaAlong = progress?.along
+        }
         events += progressEvents(at: time)
         events += delayEvents(at: time)
         if let event = speeding.update(
@@ -556,6 +564,7 @@ public final class NavigatorCore {
 
     private func install(legs newLegs: [RouteLeg], destinations newDestinations: [ResolvedWaypoint], at time: Date) {
         legs = newLegs
+        standingEtaAlong = nil
         checkedFeedGeneration = traffic.feedGeneration  // the new legs were routed with the current feed
         destinations = newDestinations
         offRouteEvidence = 0
@@ -1522,7 +1531,13 @@ public final class NavigatorCore {
     /// trip it rests on (weight m ÷ (m + `paceHalfWeightSeconds`) for m model seconds driven) and clamped to
     /// `paceRatioRange`. A city whose junctions cost more (or less) than the model says shows it early in the trip.
     private func remaining(_ p: LegProgress) -> (seconds: Double, meters: Double) {
-        let along = p.along
+        // Standing, from where the vehicle stopped (`standingEtaProgressMeters`).
+        var along = p.along
+        if let stopped = standingEtaAlong, (ownSpeed ?? 0) < configuration.ownSpeedMinimumMetersPerSecond,
+            abs(stopped - along) < configuration.standingEtaProgressMeters
+        {
+            along = stopped
+        }
         let meters = max(0, p.route.lengthMeters - along)
         let moving = ownSpeed.flatMap { $0 >= configuration.ownSpeedMinimumMetersPerSecond ? $0 : nil }
         let seconds = p.time.remainingSeconds(

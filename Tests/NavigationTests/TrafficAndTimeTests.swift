@@ -82,6 +82,55 @@ import Testing
         #expect(abs(seconds - (85 / metersPerSecond + 18)) < 0.01)
     }
 
+    /// A vehicle waiting at a red light stands on the signal's node, and its progress estimate lands a few metres
+    /// either side of it fix by fix: the remaining time holds where the vehicle stopped
+    /// (`standingEtaProgressMeters`) instead of dropping the signal's charge and taking it back (the README demo: 40,
+    /// 26, 40, 26 s in consecutive `nav/eta` messages), and follows the vehicle again once it drives on.
+    @Test func waitingAtTheSignalTheRemainingTimeHoldsWhereTheVehicleStopped() throws {
+        let roads = try DrawnRoads(
+            """
+                        E
+                        |
+            A-----------C-----------D
+                        |
+                        F
+            """, gridMeters: 10, ways: [.init("ACD"), .init("ECF")], signals: ["C"])
+        /// Remaining seconds at each of 20 standing fixes alternating 3 m before and 3 m past C (after driving there
+        /// from A at 10 m/s), then after three fixes driving on past C at 10 m/s.
+        func remaining(_ configuration: NavigatorConfiguration) -> (standing: [Double], drivingOn: Double) {
+            let (nav, _) = start(roads, to: "D", configuration: configuration)
+            var t = t0
+            for k in 1...11 {
+                t += 1
+                _ = nav.process(RawFix(coordinate: offset(roads["A"], east: 10 * Double(k), north: 0), timestamp: t,
+                                       courseDegrees: 90, speedMetersPerSecond: k == 11 ? 2 : 10))
+            }
+            var standing: [Double] = []
+            for k in 0..<20 {
+                t += 1
+                _ = nav.process(RawFix(coordinate: offset(roads["C"], east: k % 2 == 0 ? -3 : 3, north: 0), timestamp: t,
+                                       courseDegrees: 90, speedMetersPerSecond: 0))
+                standing.append(nav.timeToNextDestination)
+            }
+            for k in 1...3 {
+                t += 1
+                _ = nav.process(RawFix(coordinate: offset(roads["C"], east: 10 * Double(k), north: 0), timestamp: t,
+                                       courseDegrees: 90, speedMetersPerSecond: 10))
+            }
+            return (standing, nav.timeToNextDestination)
+        }
+        let now = remaining(NavigatorConfiguration())
+        let last = now.standing.suffix(10)
+        #expect(last.max()! - last.min()! < 3, "standing: \(now.standing)")
+        var unheld = NavigatorConfiguration()
+        unheld.standingEtaProgressMeters = 0
+        let before = remaining(unheld)
+        #expect(before.standing.suffix(10).max()! - before.standing.suffix(10).min()! > 10,
+                "without the hold: \(before.standing)")
+        // Driving on past the node, the remaining time is the vehicle's own again.
+        #expect(abs(now.drivingOn - before.drivingOn) < 0.01, "\(now.drivingOn) s against \(before.drivingOn) s")
+    }
+
     @Test func straightOnAlongTheMainRoadSideStreetsAndFootwaysCostNothing() throws {
         // A–B–C straight on, a side street D–B–E crossing at B.
         let drawing = """
