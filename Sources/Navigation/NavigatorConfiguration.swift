@@ -389,13 +389,15 @@ public struct NavigatorConfiguration: Sendable, Hashable {
     public var ownSpeedMinimumMetersPerSecond: Double = 2
     /// Time constant of the own-speed smoothing, seconds. Default 5 s.
     public var ownSpeedSmoothingSeconds: Double = 5
-    /// While the vehicle stands (its own speed below `ownSpeedMinimumMetersPerSecond`), the remaining time and
+    /// While the vehicle stands (the fix's own speed, or without one the smoothed speed, below
+    /// `ownSpeedMinimumMetersPerSecond`), the remaining time and
     /// distance are taken from where its progress estimate was when it stopped, as long as the estimate stays within
     /// this of it, metres: a vehicle waiting at a red light stands at the stop line, often on the signal's node, and
     /// its estimate, a few metres either side of the node fix by fix, made the remaining time jump by the whole signal
     /// charge and back (the README demo: 40, 26, 40, 26 s in consecutive `nav/eta` messages). 28 white SUMO runs at 1
-    /// s: `nav/eta` rises of 10 s or more 428 → 354, reversals of such jumps 705 → 556, messages −7 %, mid-leg
-    /// remaining-time medians within 0.2 points. Default 15 m. 0 turns the hold off.
+    /// s: `nav/eta` rises of 10 s or more 428 → 250, reversals of such jumps 705 → 348, messages −9 %, mid-leg
+    /// remaining-time medians within 0.3 points. (By the smoothed speed alone, which takes seconds to come down after
+    /// a stop: 354 and 556, and the demo's short stops not held.) Default 15 m. 0 turns the hold off.
     public var standingEtaProgressMeters: Double = 15
     /// The remaining time is scaled by the trip's own pace (time driven ÷ model time of the progress made), with
     /// weight m ÷ (m + this) after m model seconds of progress: half after this many. Default 60 s: with stops

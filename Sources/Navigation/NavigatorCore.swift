@@ -465,7 +465,9 @@ public final class NavigatorCore {
             }
             if let faster = checkFasterRoute(snapped, at: time) { events.append(faster) }
         }
-        if (ownSpeed ?? 0) >= configuration.ownSpeedMinimumMetersPerSecond {
+        // Standing by the fix's own speed when it has one (the smoothed speed takes seconds to come down), else by
+        // the smoothed one.
+        if (fix.speedMetersPerSecond ?? ownSpeed ?? 0) >= configuration.ownSpeedMinimumMetersPerSecond {
             standingEtaAlong = nil
         } else if standingEtaAlong == nil {
             standingEtaAlong = progress?.along
@@ -1533,9 +1535,7 @@ public final class NavigatorCore {
     private func remaining(_ p: LegProgress) -> (seconds: Double, meters: Double) {
         // Standing, from where the vehicle stopped (`standingEtaProgressMeters`).
         var along = p.along
-        if let stopped = standingEtaAlong, (ownSpeed ?? 0) < configuration.ownSpeedMinimumMetersPerSecond,
-            abs(stopped - along) < configuration.standingEtaProgressMeters
-        {
+        if let stopped = standingEtaAlong, abs(stopped - along) < configuration.standingEtaProgressMeters {
             along = stopped
         }
         let meters = max(0, p.route.lengthMeters - along)
