@@ -150,7 +150,8 @@ public final class MapMatcher {
             medianToSigma: configuration.residualMedianToSigma)
         typicalAccuracy = TypicalAccuracy(
             timeConstantSeconds: configuration.typicalAccuracyTimeConstantSeconds,
-            minimumMemoryFixes: configuration.typicalAccuracyMemoryFixes, evidenceFixes: 10)
+            minimumMemoryFixes: configuration.typicalAccuracyMemoryFixes,
+            evidenceFixes: configuration.typicalAccuracyEvidenceFixes)
         scratch = CandidateScratch()
         candidateBuffer.reserveCapacity(32)
     }

@@ -41,11 +41,14 @@ public struct MapMatchingConfiguration: Sendable, Hashable {
     /// affected. Default true.
     public var accuracyRiseWidensBand = true
     /// The typical reported accuracy (`accuracyRiseWidensBand`) forgets a report this many seconds old to e^−1,
-    /// but never faster than over `typicalAccuracyMemoryFixes` fixes; it is used once 10 fixes reported one. Default
+    /// but never faster than over `typicalAccuracyMemoryFixes` fixes; it is used once `typicalAccuracyEvidenceFixes`
+    /// fixes reported one. Default
     /// 120 s: a 30 s canyon episode raises it by about a fifth of its own rise.
     public var typicalAccuracyTimeConstantSeconds: Double = 120
     /// See `typicalAccuracyTimeConstantSeconds`. Default 30.
     public var typicalAccuracyMemoryFixes: Double = 30
+    /// Reports seen before the typical accuracy is used (until then no fix widens the band). Default 10.
+    public var typicalAccuracyEvidenceFixes: Int = 10
     /// The noise estimate σ_e (`residualSigmaAgreementFactor`) is this times the weighted median distance between
     /// decided fixes and their road positions, unitless. For a Gaussian error of σ per axis the distance across the
     /// road has a median of 0.6745 σ, hence Newson & Krumm's (2009) 1.4826; the default is 0.85 of that, since
