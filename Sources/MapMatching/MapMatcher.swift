@@ -696,8 +696,12 @@ public final class MapMatcher {
         }
         // The previous step's road states share one reference point (its observation): one great-circle distance.
         var lastReference = (latitude: Double.nan, longitude: Double.nan, distance: 0.0)
-        // ... and one time: β, the speed term's scale, the braking allowance and logarithms, once per time gap.
-        var lastGap = (dt: Double.nan, beta: 0.0, logBeta: 0.0, speedBeta: 0.0, logSpeedBeta: 0.0, brakingMeters: 0.0)
+        // ... and one time: β, the speed term's scale, the braking and pulling-away allowances and logarithms, once per
+        // time gap.
+        var lastGap = (
+            dt: Double.nan, beta: 0.0, logBeta: 0.0, speedBeta: 0.0, logSpeedBeta: 0.0, brakingMeters: 0.0,
+            acceleratingMeters: 0.0
+        )
         // Written through spans: one uniqueness check per array, not one per state pair (bounds still checked).
         do {
             var transitionRow = transition.mutableSpan
@@ -720,11 +724,16 @@ public final class MapMatcher {
                         : configuration.derivedSpeedBetaMeters + configuration.derivedSpeedBetaGrowthMetersPerSecond * dt
                     let braking = derivedSpeeds
                         ? 0.5 * max(0, configuration.derivedSpeedBrakingMetersPerSecondSquared) * dt * dt : 0
-                    lastGap = (dt, b1, log(b1), speedBeta, log(speedBeta), braking)
+                    // Not for a fix of a standing run: its positions show no movement to allow for.
+                    let accelerating = derivedSpeeds && !step.standing
+                        && dt >= configuration.derivedSpeedAccelerationMinimumSeconds
+                        ? 0.5 * max(0, configuration.derivedSpeedAccelerationMetersPerSecondSquared) * dt * dt : 0
+                    lastGap = (dt, b1, log(b1), speedBeta, log(speedBeta), braking, accelerating)
                 }
                 let b1 = lastGap.beta, logBeta = lastGap.logBeta
                 let speedBeta = lastGap.speedBeta, logSpeedBeta = lastGap.logSpeedBeta
                 let brakingMeters = lastGap.brakingMeters
+                let acceleratingMeters = lastGap.acceleratingMeters
                 var expected: Double? = fixSpeed.flatMap { v in
                     from.referenceSpeed >= 0 ? 0.5 * (v + from.referenceSpeed) * dt : nil
                 }
@@ -750,8 +759,10 @@ public final class MapMatcher {
                     if let expected {
                         let moved = speedWithoutCourse ? along ?? d : d
                         // A derived speed lags a braking vehicle: shorter moves get `brakingMeters` free
-                        // (`derivedSpeedBrakingMetersPerSecondSquared`; 0 for fixes with a speed).
-                        let deviation = moved < expected ? max(0, expected - moved - brakingMeters) : moved - expected
+                        // (`derivedSpeedBrakingMetersPerSecondSquared`; 0 for fixes with a speed); and one pulling away:
+                        // longer moves get `acceleratingMeters` (`derivedSpeedAccelerationMetersPerSecondSquared`).
+                        let deviation = moved < expected
+                            ? max(0, expected - moved - brakingMeters) : max(0, moved - expected - acceleratingMeters)
                         v -= deviation / speedBeta + logSpeedBeta
                     }
                     return v

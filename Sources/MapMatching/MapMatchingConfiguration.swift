@@ -195,6 +195,20 @@ public struct MapMatchingConfiguration: Sendable, Hashable {
     /// reroutes and missed arrivals from it. Default 3 (a firm stop; 2, 4 and 6 measured alike,
     /// BENCHMARKS.md "Session 16"); at 1 s fixes the allowance is 1.5 m. 0 turns it off.
     public var derivedSpeedBrakingMetersPerSecondSquared: Double = 3
+    /// … and a route distance *longer* than the derived speed · Δt costs nothing for its first ½ · this · Δt² metres,
+    /// m/s² (over intervals of `derivedSpeedAccelerationMinimumSeconds` or more, and not for a fix of a standing run):
+    /// the derived speed lags a vehicle pulling away as it lags one braking. Without the allowance a vehicle that
+    /// pulled away from a stop between 5 s fixes was "too far" from its derived speed of 0 at every road position near
+    /// its fixes; the matcher coasted through them, its coasting path kept the derived speed near 0, and the trap held:
+    /// its provisional answers stayed at the stop for up to a minute while the vehicle drove off (SUMO Baltimore seed 13
+    /// probe21 at 5 s without speed: 55 s and 1.3 km, both arrivals lost, five reroutes;
+    /// `PullingAwayAtSparseFixesTests`: answers more than 50 m off 60 of 120 → 1). Default 3 (a firm start; SUMO's
+    /// passenger cars 2.6), as the braking allowance. 0 turns it off. BENCHMARKS.md "Session 23".
+    public var derivedSpeedAccelerationMetersPerSecondSquared: Double = 3
+    /// … over intervals of at least this many seconds. At 1 s fixes the derived speed follows the vehicle, and the
+    /// 1.5 m the allowance would add there cost final answers (own Helsinki drives without speed: 1 465 → 1 494 of
+    /// 14 011 fixes on a wrong way). Default 2.
+    public var derivedSpeedAccelerationMinimumSeconds: Double = 2
     /// No vehicle moves faster than this along the road between two fixes, m/s. Default 60 (216 km/h).
     public var maximumSpeedMetersPerSecond: Double = 60
     /// The road search between two fixes stops at this multiple of their great-circle distance plus the two search

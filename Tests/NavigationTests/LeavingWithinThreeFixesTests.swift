@@ -71,8 +71,11 @@ import Testing
                 sooner += now < then ? 1 : 0
             }
         }
-        // Measured: 5 of 120 drives a fix sooner (the 2nd or 3rd fix past B instead of the 3rd or 4th), none later.
-        #expect(sooner >= 3)
+        // Measured: 5 of 120 drives a fix sooner (the 2nd or 3rd fix past B instead of the 3rd or 4th), none later,
+        // when written; 3 by session 22; 2 since the matcher follows a positions-only vehicle pulling away
+        // (`MapMatchingConfiguration.derivedSpeedAccelerationMetersPerSecondSquared`, session 23; rerouted at the 2nd
+        // fix past B: with the rule 93 → 94 of 120, without it 91 → 92).
+        #expect(sooner >= 1)
     }
 
     /// 5 s fixes at 20 m/s along A–B–C (route to C); fixes 5 and 6 lie 60 and 70 m north of the road, the matcher's
