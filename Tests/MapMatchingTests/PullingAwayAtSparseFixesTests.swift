@@ -12,13 +12,6 @@ import TraceSimulation
 /// the stop while the vehicle drove off, for up to a minute (SUMO Baltimore seed 13 probe21 at 5 s without speed: 55
 /// s and 1.3 km, both arrivals lost, five reroutes back to the first waypoint).
 @Suite struct PullingAwayAtSparseFixesTests {
-    /// A–B 2 km east.
-    static func road() throws -> MatchingFixture {
-        try MatchingFixture(
-            "A" + String(repeating: "-", count: 79) + "B", gridMeters: 25,
-            roads: [FixtureRoad(nodes: "AB", name: "Main", speedLimitKph: 90, highwayClass: .primary)])
-    }
-
     /// Distances (metres) of the provisional answers from the vehicle for the first `movingFixes` fixes after a stand,
     /// over `seeds`: 9 fixes standing 200 m from A, then pulling away at `acceleration` up to 25 m/s. σ = 8 m per axis.
     static func pullingAwayErrors(_ f: MatchingFixture, _ configuration: MapMatchingConfiguration,
@@ -52,7 +45,7 @@ import TraceSimulation
     }
 
     @Test func theProvisionalAnswersFollowAVehiclePullingAway() throws {
-        let f = try Self.road()
+        let f = try HardStopAtSparseFixesTests.road()  // A–B 2 km east
         var without = MapMatchingConfiguration()
         without.derivedSpeedAccelerationMetersPerSecondSquared = 0
         let far = { (errors: [Double]) in errors.filter { $0 > 50 }.count }
