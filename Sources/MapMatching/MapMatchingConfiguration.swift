@@ -205,9 +205,9 @@ public struct MapMatchingConfiguration: Sendable, Hashable {
     /// `PullingAwayAtSparseFixesTests`: answers more than 50 m off 60 of 120 → 1). Default 3 (a firm start; SUMO's
     /// passenger cars 2.6), as the braking allowance. 0 turns it off. BENCHMARKS.md "Session 23".
     public var derivedSpeedAccelerationMetersPerSecondSquared: Double = 3
-    /// … over intervals of at least this many seconds. At 1 s fixes the derived speed follows the vehicle, and the
-    /// 1.5 m the allowance would add there cost final answers (own Helsinki drives without speed: 1 465 → 1 494 of
-    /// 14 011 fixes on a wrong way). Default 2.
+    /// … over intervals of at least this many seconds (from the previous state's fix: after coasted fixes, its anchor's).
+    /// At 1 s fixes the derived speed follows the vehicle, and the 1.5 m the allowance would add there cost final
+    /// answers (own Helsinki drives without speed: 1 465 → 1 494 of 14 011 fixes on a wrong way). Default 2.
     public var derivedSpeedAccelerationMinimumSeconds: Double = 2
     /// No vehicle moves faster than this along the road between two fixes, m/s. Default 60 (216 km/h).
     public var maximumSpeedMetersPerSecond: Double = 60
