@@ -1201,11 +1201,13 @@ public final class NavigatorCore {
             * (sincePrevious ?? 0)
         let stepLimit = min(
             1.5 * configuration.arrivalPassingEstimateMeters, max(configuration.arrivalPassingEstimateMeters, step / 2))
-        // At sparse fixes a moving vehicle's fix that itself is at the waypoint (matched and raw, along the leg and in
-        // a straight line) may have the estimate trail by more (see `arrivalAgreeingEstimateMeters`). A standing one
-        // has the standing rule, which averages its fixes.
+        // At sparse fixes, or without the fix's own speed, a moving vehicle's fix that itself is at the waypoint
+        // (matched and raw, along the leg and in a straight line) may have the estimate trail by more (see
+        // `arrivalAgreeingEstimateMeters`). A standing one has the standing rule, which averages its fixes.
         let fixAtWaypoint =
-            (interval ?? 0) >= configuration.sparseFixSeconds && !slow
+            ((interval ?? 0) >= configuration.sparseFixSeconds
+                || (configuration.arrivalAgreeingEstimateWithoutSpeed && snapped.fix.speedMetersPerSecond == nil))
+            && !slow
             && snapped.routeMatch.map { length - $0.distanceAlongLegMeters <= configuration.arrivalRadiusMeters }
                 ?? false
             && snapped.rawRouteMatch.map {
