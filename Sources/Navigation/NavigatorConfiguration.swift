@@ -29,6 +29,9 @@ public struct NavigatorConfiguration: Sendable, Hashable {
     /// `arrivalRadiusMeters` + this of the end, so neither one outlier that drags the estimate forward nor a
     /// provisional match that runs ahead can announce an early arrival. Default 10 m.
     public var arrivalMeasurementSlackMeters: Double = 10
+    /// How far short of the leg's end a measurement may lie and still agree with an arrival, metres:
+    /// `arrivalRadiusMeters` + `arrivalMeasurementSlackMeters` (25 m by default).
+    public var arrivalMeasurementLimitMeters: Double { arrivalRadiusMeters + arrivalMeasurementSlackMeters }
     /// … and the raw fix lies within this of the leg (or twice its reported accuracy, if more): an outlier says
     /// nothing about arriving. Default 25 m.
     public var arrivalRawCorridorMeters: Double = 25
@@ -97,10 +100,9 @@ public struct NavigatorConfiguration: Sendable, Hashable {
     public var arrivalPassingThroughCourseDegrees: Double = 60
     /// … and not when this fix's matched position lies more than this from the fix, metres, while the fix itself lies
     /// on the leg (within its raw corridor) short of its end by more than a measurement that agrees with an arrival
-    /// may be (`arrivalRadiusMeters` + `arrivalMeasurementSlackMeters`, 25 m): a position the matcher dead-reckoned
-    /// along the road through fixes it took for outliers says nothing about where the vehicle is (an outlier off
-    /// the leg, rightly coasted through, still passes: a drive that ends at its destination on one, SUMO Helsinki
-    /// seed 1 probe12 at 5 s). Positions only at 5 s, a vehicle braking from 25 m/s to a red light short of the
+    /// may be (`arrivalMeasurementLimitMeters`, 25 m): a position the matcher dead-reckoned along the road through
+    /// fixes it took for outliers says nothing about where the vehicle is (an outlier off the leg, rightly coasted
+    /// through, still passes: a drive that ends at its destination on one, SUMO Helsinki seed 1 probe12 at 5 s). Positions only at 5 s, a vehicle braking from 25 m/s to a red light short of the
     /// waypoint stands where the matcher's speed, taken from the positions, does not expect it: it coasted on past the
     /// waypoint (SUMO Baltimore seed 2, probes 6, 7 and 19: matched positions 116-226 m from their fixes, three
     /// arrivals 108-215 m early). Until session 22 the fix had to lie this far short as well, and one 35 m short let

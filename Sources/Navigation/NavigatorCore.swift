@@ -1124,7 +1124,7 @@ public final class NavigatorCore {
         let estimateClose = length - p.along <= configuration.arrivalRadiusMeters
         // This fix must agree: its matched position and the raw fix itself, both projected onto the leg (a matched
         // position may run ahead of the fix, one outlier may drag the estimate forward).
-        let measurementLimit = configuration.arrivalRadiusMeters + configuration.arrivalMeasurementSlackMeters
+        let measurementLimit = configuration.arrivalMeasurementLimitMeters
         let accuracy = snapped.fix.horizontalAccuracyMeters ?? configuration.defaultHorizontalAccuracyMeters
         // How far from the leg (or the matched position) a raw fix may lie and still count as measuring it.
         let rawCorridor = max(configuration.arrivalRawCorridorMeters, 2 * accuracy)
@@ -1381,10 +1381,9 @@ public final class NavigatorCore {
             !isPositionJump(snapped.fix, previous: previous.fix, seconds: seconds)
         else { return nil }
         // A matched position far from its own fix while that fix lies on the leg short of its end by more than a
-        // measurement that agrees with an arrival may be (`arrivalRadiusMeters` + `arrivalMeasurementSlackMeters`): the
-        // matcher dead-reckoned past fixes it took for outliers, and the fix says the vehicle has not come that far.
-        // (A fix off the leg, an outlier the matcher rightly coasted through, says nothing against the matched
-        // position.)
+        // measurement that agrees with an arrival may be (`arrivalMeasurementLimitMeters`): the matcher dead-reckoned
+        // past fixes it took for outliers, and the fix says the vehicle has not come that far. (A fix off the leg, an
+        // outlier the matcher rightly coasted through, says nothing against the matched position.)
         let fixLimit = configuration.arrivalPassingThroughFixMeters
         if fixLimit > 0, fixLimit.isFinite,
             Geodesy.distanceMeters(snapped.coordinate, snapped.fix.coordinate) > fixLimit,
@@ -1392,8 +1391,7 @@ public final class NavigatorCore {
         {
             let accuracy = snapped.fix.horizontalAccuracyMeters ?? configuration.defaultHorizontalAccuracyMeters
             if onLeg.distanceMeters <= max(configuration.arrivalRawCorridorMeters, 2 * accuracy)
-                && p.route.lengthMeters - onLeg.offsetMeters
-                    > configuration.arrivalRadiusMeters + configuration.arrivalMeasurementSlackMeters
+                && p.route.lengthMeters - onLeg.offsetMeters > configuration.arrivalMeasurementLimitMeters
             {
                 return nil
             }
