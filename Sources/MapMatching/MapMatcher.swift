@@ -686,6 +686,7 @@ public final class MapMatcher {
         var bestPrevious = -Double.infinity
         for s in previousScore where s > bestPrevious { bestPrevious = s }
         let tolerance = configuration.backwardJitterToleranceMeters
+        let driftLimit = configuration.maximumBackwardDriftMeters
         let observedHere = step.observed
         let radii = previous.radius + step.radius
         var targets: [(node: NodeID, withinMeters: Double)] = []
@@ -771,7 +772,8 @@ public final class MapMatcher {
                     let to = states[b]
                     var best = -Double.infinity
                     var move = 0.0
-                    if to.edge == from.edge && to.offset >= from.offset - tolerance {
+                    if to.edge == from.edge && to.offset >= from.offset - tolerance
+                        && from.backwardDriftMeters + (from.offset - to.offset) <= driftLimit {
                         let d = abs(to.offset - from.offset)
                         if d <= bound { best = score(d, 0, along: to.offset - from.offset); move = to.offset - from.offset }
                     }
@@ -786,7 +788,7 @@ public final class MapMatcher {
                     if to.edge == from.arrivedFrom && to.edge != twin && edgeTarget[Int(to.edge)] == edgeSource[Int(from.edge)] {
                         // Jitter backwards over the junction behind (a stopped car's fixes straddle the stop line).
                         let d = from.offset + index.length(of: to.edge) - to.offset
-                        if d <= tolerance {
+                        if d <= tolerance && from.backwardDriftMeters + d <= driftLimit {
                             let v = score(d, 0, along: -d)
                             if v > best { best = v; move = -d }
                         }

@@ -221,6 +221,16 @@ public struct MapMatchingConfiguration: Sendable, Hashable {
     /// loop round the block, metres. Consecutive snapped positions differ by the along-road error of two fixes
     /// (σ√2 each). Default 20.
     public var backwardJitterToleranceMeters: Double = 20
+    /// Backward jitter adds up along a path: a state may lie at most this far behind the farthest position its path
+    /// reached on its edge (or across the junction behind), metres; forward moves pay the drift off. Without it a
+    /// path could creep backwards by `backwardJitterToleranceMeters` at every fix. Found on SUMO Kouvola seed 14
+    /// probe9 at 1 s without speed: the vehicle turned round at the end of a dual carriageway and drove back on the
+    /// other one, 9 m away; the line through its fixes showed almost no speed across the turn, and the matcher
+    /// walked back 37 m against the one-way outbound carriageway over four fixes, its answers never reached the
+    /// waypoint and the arrival was lost. Default 30 (SUMO replays without speed, 36 runs: arrivals once 2 818 →
+    /// 2 822 of 2 864, false reroutes unchanged; 25 m: 2 821, one more false reroute; with speed identical;
+    /// BENCHMARKS.md "Session 24"). `.infinity` disables.
+    public var maximumBackwardDriftMeters: Double = 30
     /// A fix with a speed of at least this but no course: its speed term compares the signed distance along the road
     /// (negative backwards) with the distance the speed implies, so a state moving backwards at every fix (the twin
     /// edge of a two-way road) no longer scores as well as one moving forwards, m/s. Slower fixes, and fixes with a

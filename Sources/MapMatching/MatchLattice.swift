@@ -26,6 +26,10 @@ struct LatticeState {
     /// How far the raw fix lies ahead of the observed point along the road, metres: 0 unless the HMM observes the
     /// mean of a standing vehicle's fixes, whose raw fixes the along-road smoother averages instead.
     var alongDelta: Double = 0
+    /// How far this state lies behind the farthest position its best path reached on `edge` (or on the edge
+    /// behind, after jitter back over the junction), metres: backward moves add to it, forward moves pay it off
+    /// (`maximumBackwardDriftMeters`).
+    var backwardDriftMeters: Double = 0
 
     var isCoast: Bool { coastCount > 0 }
 }
@@ -193,6 +197,13 @@ final class LatticeStep {
                 }
                 if states[b].arrivedFrom != arrived { changed = true }
                 states[b].arrivedFrom = arrived
+                // Backward drift: grows by a backward move on the same edge or back over the junction, shrinks by a
+                // forward one, and starts from 0 on a new edge ahead or after a restart (NaN move).
+                let move = advance[Int(arg) &* n &+ b]
+                let before = previousStates[Int(arg)].backwardDriftMeters
+                let drift = move.isNaN ? 0 : aEdge == states[b].edge ? max(0, before - move) : move < 0 ? before - move : 0
+                if states[b].backwardDriftMeters != drift { changed = true }
+                states[b].backwardDriftMeters = drift
             }
             if value > top { top = value }
         }
