@@ -1064,10 +1064,28 @@ public final class MapMatcher {
     /// Where a standing vehicle `offset` metres along `edge` is reported (`standingApproachMeters`): at the end of
     /// `approach`, the edge it came by, when that close to the start of `edge`; nil to leave it where it is.
     private func approachEnd(of approach: EdgeID?, to edge: EdgeID, offset: Double) -> (EdgeID, Double)? {
-        guard offset < configuration.standingApproachMeters, let approach, leadsInto(approach, edge) else {
+        guard offset < configuration.standingApproachMeters, let approach, leadsInto(approach, edge),
+              !configuration.standingApproachAtWaitingNodesOnly || isWaitingNode(after: approach) else {
             return nil
         }
         return (approach, index.length(of: approach))
+    }
+
+    /// Whether vehicles wait at the node `approach` leads into (`standingApproachAtWaitingNodesOnly`): a signal there,
+    /// or edges of any mode to at least three other nodes.
+    private func isWaitingNode(after approach: EdgeID) -> Bool {
+        let graph = index.graph
+        if graph.flags(of: approach).contains(.trafficSignalsAtTarget) { return true }
+        let node = graph.target(of: approach)
+        var neighbours: (NodeID?, NodeID?) = (nil, nil)
+        func isThird(_ other: NodeID) -> Bool {
+            if other == node || other == neighbours.0 || other == neighbours.1 { return false }
+            if neighbours.0 == nil { neighbours.0 = other } else if neighbours.1 == nil { neighbours.1 = other } else { return true }
+            return false
+        }
+        for e in graph.outgoingEdges(of: node) where isThird(graph.target(of: e)) { return true }
+        for e in graph.incomingEdges(of: node) where isThird(graph.source(of: e)) { return true }
+        return false
     }
 
     /// Appends the edges from the end of `previousEdge` to `edge` to the decided path.
