@@ -123,6 +123,13 @@ public struct NavigatorConfiguration: Sendable, Hashable {
     /// within the nearest-fix radius, and the vehicle, found on the next leg, was sent back to the waypoint leg
     /// after leg (SUMO Liechtenstein, seed 2, probe12: both arrivals lost, five reroutes). Default true.
     public var arrivalAfterSparseInterval = true
+    /// … and without a course in the fix, the step from the previous matched position (a chord across the bend the
+    /// vehicle may have driven through the waypoint on) may go the way of the road's chord from the waypoint to the
+    /// matched position instead of the road's direction there (SUMO Liechtenstein seed 15 probe30 at 5 s without speed:
+    /// it passed its midpoint on a bend at 23 m/s between fixes 40 m before and 65 m past it; the line between them
+    /// ran 25 m wide of the waypoint and the step more than 60° from the road's direction at the second fix; the
+    /// vehicle was sent back six times and both arrivals were lost). Default true.
+    public var arrivalAfterGapStepAlongRoadChord = true
     /// After a real gap (`arrivalAfterGapMinimumSeconds` or more), the first fix that shows the vehicle on the next
     /// leg is confirmed by the fix after it before the arrival is announced: one fix is never enough, and the first
     /// after an outage may be an outlier. The fix after it confirms unless the matcher puts it back on this leg.

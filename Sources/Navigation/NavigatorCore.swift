@@ -1483,15 +1483,22 @@ public final class NavigatorCore {
         let legBearing = Geodesy.initialBearingDegrees(
             from: prefix[onNext.segmentIndex], to: prefix[onNext.segmentIndex + 1])
         var moving: Double?
+        var roadChord: Double?
         if let course = snapped.fix.courseDegrees, (snapped.fix.speedMetersPerSecond ?? speed)
             >= configuration.minimumSpeedForCourseMetersPerSecond
         {
             moving = course
         } else if let previous, Geodesy.distanceMeters(previous.coordinate, snapped.coordinate) >= 2 * accuracy {
             moving = Geodesy.initialBearingDegrees(from: previous.coordinate, to: snapped.coordinate)
+            // The step is a chord: on a bend it runs wide of the road's direction here by half the bend, so it may
+            // go the way of the road's own chord from the waypoint to here instead (`arrivalAfterGapStepAlongRoadChord`).
+            if configuration.arrivalAfterGapStepAlongRoadChord, onNext.offsetMeters >= 2 * accuracy {
+                roadChord = Geodesy.initialBearingDegrees(from: prefix[0], to: snapped.coordinate)
+            }
         }
-        guard let moving, Geodesy.bearingDifferenceDegrees(moving, legBearing)
-            <= configuration.arrivalPassingThroughCourseDegrees
+        let limit = configuration.arrivalPassingThroughCourseDegrees
+        guard let moving, Geodesy.bearingDifferenceDegrees(moving, legBearing) <= limit
+            || roadChord.map({ Geodesy.bearingDifferenceDegrees(moving, $0) <= limit }) == true
         else { return nil }
         if configuration.arrivalAfterGapConfirmed && awaiting == nil
             && gap.end.timeIntervalSince(gap.start) >= configuration.arrivalAfterGapMinimumSeconds
