@@ -1211,10 +1211,10 @@ public final class NavigatorCore {
             && snapped.routeMatch.map { length - $0.distanceAlongLegMeters <= configuration.arrivalRadiusMeters }
                 ?? false
             && snapped.rawRouteMatch.map {
-                length - $0.distanceAlongLegMeters <= configuration.arrivalRadiusMeters
-                    && $0.distanceFromRouteMeters <= configuration.arrivalRadiusMeters
+                length - $0.distanceAlongLegMeters <= configuration.arrivalAgreeingFixRadiusMeters
+                    && $0.distanceFromRouteMeters <= configuration.arrivalAgreeingFixRadiusMeters
             } ?? false
-            && straightLine(snapped.fix.coordinate) <= configuration.arrivalRadiusMeters
+            && straightLine(snapped.fix.coordinate) <= configuration.arrivalAgreeingFixRadiusMeters
         let estimateLimit = fixAtWaypoint ? max(stepLimit, configuration.arrivalAgreeingEstimateMeters) : stepLimit
         let passingClose = plausible
             && length

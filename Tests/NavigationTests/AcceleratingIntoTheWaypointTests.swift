@@ -64,22 +64,9 @@ struct AcceleratingIntoTheWaypointTests {
     /// The fixes that announced the destination (counted back from the last, 0), and the estimate's metres to go after
     /// the last fix.
     private func run(_ configuration: NavigatorConfiguration) throws -> (arrivals: [Int], toGo: Double) {
-        let graph = try #require(HelsinkiAccuracyTests.graph)
-        let nav = NavigatorCore(
-            graph: graph, snapper: MapMatcherSnapper(index: RoadGeometryIndex(graph: graph)), configuration: configuration)
-        let raw = Self.fixes.map { f in
-            RawFix(
-                coordinate: Coordinate(latitude: f.1, longitude: f.2), timestamp: Self.start.addingTimeInterval(f.0),
-                horizontalAccuracyMeters: 10)
-        }
-        _ = nav.process(raw[0])
-        let waypoint = NavigationWaypoint(coordinate: Self.destination, title: "end")
-        #expect(nav.setDestinations([waypoint], at: raw[0].timestamp).0 == .ok)
-        var arrivals: [Int] = []
-        for (i, fix) in raw.enumerated().dropFirst() where !nav.process(fix).arrivals.isEmpty {
-            arrivals.append(i - (raw.count - 1))
-        }
-        return (arrivals, nav.distanceToNextDestination)
+        replayToDestination(
+            Self.fixes, start: Self.start, destination: Self.destination, graph: try #require(HelsinkiAccuracyTests.graph),
+            configuration)
     }
 
     @Test func theLastFixAtTheWaypointArrivesThoughTheEstimateTrails() throws {

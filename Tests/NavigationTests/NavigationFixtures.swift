@@ -264,3 +264,27 @@ extension SeededGenerator {
 func offset(_ c: Coordinate, east: Double, north: Double) -> Coordinate {
     LocalProjection(origin: c).unproject(x: east, y: north)
 }
+
+/// Replays recorded positions-only fixes (seconds after `start`, latitude, longitude; reported accuracy 10 m) on
+/// `graph` with one destination, set at the first fix. Returns the fixes that announced it, counted back from the
+/// last (0), and the navigator's metres to go after the last fix.
+func replayToDestination(
+    _ fixes: [(Double, Double, Double)], start: Date, destination: Coordinate, graph: RoadGraph,
+    _ configuration: NavigatorConfiguration
+) -> (arrivals: [Int], toGo: Double) {
+    let nav = NavigatorCore(
+        graph: graph, snapper: MapMatcherSnapper(index: RoadGeometryIndex(graph: graph)), configuration: configuration)
+    let raw = fixes.map { f in
+        RawFix(
+            coordinate: Coordinate(latitude: f.1, longitude: f.2), timestamp: start.addingTimeInterval(f.0),
+            horizontalAccuracyMeters: 10)
+    }
+    _ = nav.process(raw[0])
+    let waypoint = NavigationWaypoint(coordinate: destination, title: "end")
+    #expect(nav.setDestinations([waypoint], at: raw[0].timestamp).0 == .ok)
+    var arrivals: [Int] = []
+    for (i, fix) in raw.enumerated().dropFirst() where !nav.process(fix).arrivals.isEmpty {
+        arrivals.append(i - (raw.count - 1))
+    }
+    return (arrivals, nav.distanceToNextDestination)
+}
