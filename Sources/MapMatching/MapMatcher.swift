@@ -1072,20 +1072,10 @@ public final class MapMatcher {
     }
 
     /// Whether vehicles wait at the node `approach` leads into (`standingApproachAtWaitingNodesOnly`): a signal there,
-    /// or edges of any mode to at least three other nodes.
+    /// or a junction, two or more other roads of any mode meeting it (`SignalJunctions.branchCount`).
     private func isWaitingNode(after approach: EdgeID) -> Bool {
-        let graph = index.graph
-        if graph.flags(of: approach).contains(.trafficSignalsAtTarget) { return true }
-        let node = graph.target(of: approach)
-        var neighbours: (NodeID?, NodeID?) = (nil, nil)
-        func isThird(_ other: NodeID) -> Bool {
-            if other == node || other == neighbours.0 || other == neighbours.1 { return false }
-            if neighbours.0 == nil { neighbours.0 = other } else if neighbours.1 == nil { neighbours.1 = other } else { return true }
-            return false
-        }
-        for e in graph.outgoingEdges(of: node) where isThird(graph.target(of: e)) { return true }
-        for e in graph.incomingEdges(of: node) where isThird(graph.source(of: e)) { return true }
-        return false
+        index.graph.flags(of: approach).contains(.trafficSignalsAtTarget)
+            || SignalJunctions.branchCount(at: approach, graph: index.graph, usableBy: .all) >= 2
     }
 
     /// Appends the edges from the end of `previousEdge` to `edge` to the decided path.

@@ -296,8 +296,8 @@ public struct MapMatchingConfiguration: Sendable, Hashable {
     /// queues stand anywhere; BENCHMARKS.md "Map matching", session 5). 0 disables.
     public var standingApproachMeters: Double = 2.5
     /// `standingApproachMeters` moves a standing vehicle back only over a node vehicles wait at: a traffic signal
-    /// (`trafficSignalsAtTarget` on the edge it came by) or a junction, where ways to three or more other nodes meet
-    /// (of any mode: a footway's crossing counts, SUMO stops its vehicles there too). At a node that only splits a road
+    /// (`trafficSignalsAtTarget` on the edge it came by) or a junction, where two or more other roads meet (of any mode:
+    /// a footway's crossing counts, SUMO stops its vehicles there too). At a node that only splits a road
     /// into two OSM ways (a bridge, a change of tags) nothing holds a vehicle, and one standing a metre past it stands
     /// there. Default true (MatchingBenchmark Helsinki seed 1, 20 drives, fixes on a wrong way, 1 s / 5 s: 600 → 510 /
     /// 185 → 166, traffic-like 945 → 827 / 302 → 272, positions only 1 048 → 1 025 / 362 → 340; SUMO final answers

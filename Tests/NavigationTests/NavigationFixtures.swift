@@ -153,30 +153,57 @@ enum KouvolaExtract {
     static var isPresent: Bool { FileManager.default.fileExists(atPath: url.path) }
     static let graph: RoadGraph? = try? GraphImporter.buildGraph(input: url).graph
 
-    /// Drives a recorded trace on the extract: the first fix, then `waypoints` set, then the rest, continuing to the
-    /// next destination after each arrival. Returns the arrivals' titles, the off-route reroutes before the first
-    /// arrival, and each later fix with its events.
+    /// `driveRecorded` on the extract.
     static func drive(
         _ raw: [RawFix], to waypoints: [NavigationWaypoint], matching: MapMatchingConfiguration = .provisionalOnly
     ) throws -> (arrivals: [String], reroutesBeforeFirstArrival: Int, steps: [(fix: RawFix, events: [NavigationEvent])]) {
-        let graph = try #require(Self.graph)
-        let nav = NavigatorCore(
-            graph: graph, snapper: MapMatcherSnapper(index: RoadGeometryIndex(graph: graph), configuration: matching))
-        _ = nav.process(raw[0])
-        _ = nav.setDestinations(waypoints, at: raw[0].timestamp)
-        var arrivals: [String] = []
-        var reroutes = 0
-        var steps: [(fix: RawFix, events: [NavigationEvent])] = []
-        for fix in raw.dropFirst() {
-            let out = nav.process(fix)
-            steps.append((fix, out))
-            if arrivals.isEmpty { reroutes += out.routeChanges.filter { $0.reason == .offRoute }.count }
-            for arrival in out.arrivals {
-                arrivals.append(arrival.waypoint.title)
-                _ = nav.continueToNextDestination(at: fix.timestamp)
-            }
+        driveRecorded(on: try #require(Self.graph), raw, to: waypoints, matching: matching)
+    }
+}
+
+/// The Liechtenstein extract of `../shared/maps` (not on every machine: suites that need it run only when it is
+/// there), its graph imported once.
+enum LiechtensteinExtract {
+    static let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/maps/liechtenstein.osm.pbf")
+    static var isPresent: Bool { FileManager.default.fileExists(atPath: url.path) }
+    static let graph: RoadGraph? = try? GraphImporter.buildGraph(input: url).graph
+}
+
+/// Drives a recorded trace on `graph`: the first fix, then `waypoints` set, then the rest, continuing to the next
+/// destination after each arrival. Returns the arrivals' titles, the off-route reroutes before the first arrival, and
+/// each later fix with its events.
+func driveRecorded(
+    on graph: RoadGraph, _ raw: [RawFix], to waypoints: [NavigationWaypoint],
+    matching: MapMatchingConfiguration = .provisionalOnly, configuration: NavigatorConfiguration = NavigatorConfiguration()
+) -> (arrivals: [String], reroutesBeforeFirstArrival: Int, steps: [(fix: RawFix, events: [NavigationEvent])]) {
+    let nav = NavigatorCore(
+        graph: graph, snapper: MapMatcherSnapper(index: RoadGeometryIndex(graph: graph), configuration: matching),
+        configuration: configuration)
+    _ = nav.process(raw[0])
+    _ = nav.setDestinations(waypoints, at: raw[0].timestamp)
+    var arrivals: [String] = []
+    var reroutes = 0
+    var steps: [(fix: RawFix, events: [NavigationEvent])] = []
+    for fix in raw.dropFirst() {
+        let out = nav.process(fix)
+        steps.append((fix, out))
+        if arrivals.isEmpty { reroutes += out.routeChanges.filter { $0.reason == .offRoute }.count }
+        for arrival in out.arrivals {
+            arrivals.append(arrival.waypoint.title)
+            _ = nav.continueToNextDestination(at: fix.timestamp)
         }
-        return (arrivals, reroutes, steps)
+    }
+    return (arrivals, reroutes, steps)
+}
+
+/// A recorded positions-only trace written as (seconds after `start`, latitude, longitude): raw fixes reporting an
+/// accuracy of 10 m, no speed, no course.
+func recordedPositions(_ fixes: [(Double, Double, Double)], start: Date) -> [RawFix] {
+    fixes.map { f in
+        RawFix(
+            coordinate: Coordinate(latitude: f.1, longitude: f.2), timestamp: start.addingTimeInterval(f.0),
+            horizontalAccuracyMeters: 10)
     }
 }
 
@@ -274,11 +301,7 @@ func replayToDestination(
 ) -> (arrivals: [Int], toGo: Double) {
     let nav = NavigatorCore(
         graph: graph, snapper: MapMatcherSnapper(index: RoadGeometryIndex(graph: graph)), configuration: configuration)
-    let raw = fixes.map { f in
-        RawFix(
-            coordinate: Coordinate(latitude: f.1, longitude: f.2), timestamp: start.addingTimeInterval(f.0),
-            horizontalAccuracyMeters: 10)
-    }
+    let raw = recordedPositions(fixes, start: start)
     _ = nav.process(raw[0])
     let waypoint = NavigationWaypoint(coordinate: destination, title: "end")
     #expect(nav.setDestinations([waypoint], at: raw[0].timestamp).0 == .ok)

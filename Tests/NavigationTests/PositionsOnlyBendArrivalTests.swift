@@ -2,18 +2,7 @@ import Foundation
 import Geo
 import MapMatching
 import Navigation
-import OSMImport
-import RoadGraph
 import Testing
-
-/// The Liechtenstein extract of `../shared/maps` (not on every machine: suites that need it run only when it is
-/// there), its graph imported once.
-enum LiechtensteinExtract {
-    static let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/maps/liechtenstein.osm.pbf")
-    static var isPresent: Bool { FileManager.default.fileExists(atPath: url.path) }
-    static let graph: RoadGraph? = try? GraphImporter.buildGraph(input: url).graph
-}
 
 /// SUMO Liechtenstein seed 15 probe30 at 5 s without speed and course (the white noise of the benchmarks), its last
 /// 34 fixes: at 23 m/s the vehicle passed its midpoint on a bend of Landstrasse between a fix 40 m before it and one
@@ -61,32 +50,17 @@ struct PositionsOnlyBendArrivalTests {
         (165, 47.2254367, 9.5455899),
     ]
 
+    /// The arrivals and every off-route reroute of the drive.
     private func drive(_ configuration: NavigatorConfiguration) throws -> (arrivals: [String], offRoute: Int) {
-        let graph = try #require(LiechtensteinExtract.graph)
-        let nav = NavigatorCore(
-            graph: graph, snapper: MapMatcherSnapper(index: RoadGeometryIndex(graph: graph)),
-            configuration: configuration)
-        let start = Date(timeIntervalSince1970: 1796026175)
-        let raw = fixes.map {
-            RawFix(coordinate: Coordinate(latitude: $0.1, longitude: $0.2), timestamp: start.addingTimeInterval($0.0),
-                   horizontalAccuracyMeters: 10)
-        }
-        _ = nav.process(raw[0])
-        _ = nav.setDestinations([
+        let raw = recordedPositions(fixes, start: Date(timeIntervalSince1970: 1796026175))
+        let waypoints = [
             NavigationWaypoint(coordinate: Coordinate(latitude: 47.228511, longitude: 9.533343), title: "midpoint"),
             NavigationWaypoint(coordinate: Coordinate(latitude: 47.225466, longitude: 9.54557), title: "end"),
-        ], at: raw[0].timestamp)
-        var arrivals: [String] = []
-        var offRoute = 0
-        for fix in raw.dropFirst() {
-            let out = nav.process(fix)
-            offRoute += out.routeChanges.filter { $0.reason == .offRoute }.count
-            for arrival in out.arrivals {
-                arrivals.append(arrival.waypoint.title)
-                _ = nav.continueToNextDestination(at: fix.timestamp)
-            }
-        }
-        return (arrivals, offRoute)
+        ]
+        let r = driveRecorded(
+            on: try #require(LiechtensteinExtract.graph), raw, to: waypoints, configuration: configuration)
+        let offRoute = r.steps.reduce(0) { $0 + $1.events.routeChanges.filter { $0.reason == .offRoute }.count }
+        return (r.arrivals, offRoute)
     }
 
     @Test func aMidpointPassedOnABendBetweenTwoPositionsOnlyFixesArrives() throws {
