@@ -27,7 +27,9 @@ struct OdometerSample {
 ///   weights 1 / (σ² + Σ(σ_v²·δt + (0.29·|δv|·δt)²) + (ε·D)²) over the intervals δt between them, D the integrated
 ///   distance: independent speed errors add up like a random walk, a trapezoid misses where in an interval the
 ///   speed changed, and a scale error (receiver speed against map length) grows with the distance driven. A
-///   standing vehicle's neighbours therefore count almost fully however long ago they were taken.
+///   standing vehicle's neighbours therefore count almost fully however long ago they were taken. An observation
+///   moved across sharp turns of the path gets (`sharpTurnSigma` · turns)² more: the path's length through a
+///   junction is the least certain part of the odometer.
 /// - Otherwise a standing target (speed 0) is averaged with the standing samples next to it when
 ///   `standingRunSmoothing` is set (as above: they all have a speed); else a constant-acceleration curve is fitted
 ///   with weights 1 / (σ² + (j·|Δt|³/6)²) when `jerk` is set and at least four positions determine it, else a
@@ -99,6 +101,12 @@ enum AlongRoadSmoother {
         var standingRunSmoothing = false
         /// Seconds.
         var standingRunEndSeconds: Double = 0
+        /// With speeds, an observation moved across a turn sharper than `sharpTurnDegrees` gets this much more
+        /// standard deviation per such turn, metres (see `MapMatchingConfiguration.sharpTurnPathSigmaMeters`). 0
+        /// disables.
+        var sharpTurnSigma: Double = 0
+        /// Degrees.
+        var sharpTurnDegrees: Double = 180
     }
 
     /// Weighted constant-acceleration fit s = a + b·τ + c·τ² with weights 1 / (σ² + (j·|τ|³/6)²); nil when the
@@ -141,6 +149,13 @@ enum AlongRoadSmoother {
                 let v = samples[k].speed!
                 return v < model.standingSpeed ? 0 : v
             }
+            // Whether the path turns sharply from sample `a`'s edge to the edge of `b`, the next sample on a road
+            // after it (`Model.sharpTurnSigma`).
+            @inline(__always) func turnsSharply(from a: Int, to b: Int) -> Bool {
+                guard let ea = samples[a].edge, let eb = samples[b].edge, ea != eb else { return false }
+                return Geodesy.bearingDifferenceDegrees(samples[a].exitBearing, samples[b].entryBearing)
+                    > model.sharpTurnDegrees
+            }
             // Calls `body` with each observation moved to the target's time and its variance. One interval's
             // trapezoid carries speed noise and the error of not knowing where in the interval the speed changed
             // (up to ½·|Δv|·Δt; σ of a uniform position of the change ≈ 0.29·|Δv|·Δt), more when it ends standing:
@@ -150,8 +165,19 @@ enum AlongRoadSmoother {
                 for direction in stride(from: 1, through: -1, by: -2) {
                     integral = 0
                     integralVariance = 0
+                    var sharpTurns = 0.0
+                    // The sample on a road nearest the target on the side walked so far.
+                    var lastOnRoad = samples[target].edge != nil ? target : nil
                     var k = direction > 0 ? target : target - 1
                     while k >= samples.startIndex && k < samples.endIndex {
+                        if model.sharpTurnSigma > 0, k != target, samples[k].edge != nil {
+                            if let last = lastOnRoad,
+                               direction > 0 ? turnsSharply(from: last, to: k) : turnsSharply(from: k, to: last)
+                            {
+                                sharpTurns += 1
+                            }
+                            lastOnRoad = k
+                        }
                         if k != target {
                             let a = direction > 0 ? k - 1 : k, b = a + 1
                             let dt = samples[b].time - samples[a].time
@@ -164,7 +190,9 @@ enum AlongRoadSmoother {
                         }
                         if let d = samples[k].distance {
                             let scale = model.speedScale * integral
-                            body(d - integral, samples[k].sigma * samples[k].sigma + integralVariance + scale * scale,
+                            let turn = model.sharpTurnSigma * sharpTurns
+                            body(d - integral,
+                                 samples[k].sigma * samples[k].sigma + integralVariance + scale * scale + turn * turn,
                                  abs(k - target) <= model.nearSamples)
                         }
                         k += direction

@@ -135,7 +135,8 @@ public final class MapMatcher {
             speedLagSeconds: configuration.speedStepSeconds,
             stoppingChangeFactor: configuration.stoppingIntervalUncertaintyFactor,
             standingRunSmoothing: configuration.positionsOnlyStandingRunSmoothing,
-            standingRunEndSeconds: configuration.positionsOnlyStandingRunEndSeconds)
+            standingRunEndSeconds: configuration.positionsOnlyStandingRunEndSeconds,
+            sharpTurnSigma: configuration.sharpTurnPathSigmaMeters, sharpTurnDegrees: configuration.sharpTurnDegrees)
         var provisionalModel = smootherModel
         provisionalModel.jerk = 0
         // The newest fix has no later ones to show that a standing run has ended.

@@ -472,6 +472,20 @@ public struct MapMatchingConfiguration: Sendable, Hashable {
     /// Helsinki at 1 s but raised the 5 s p95 of Liechtenstein and Baltimore; our own simulator, whose vehicles
     /// turn through the node, within ±0.2 points either way; BENCHMARKS.md "Map matching", session 6). 0 disables.
     public var cornerCutRadiusMeters: Double = 4
+    /// With speeds in the fixes, the along-road smoother trusts an answer's neighbours beyond a sharp turn of the
+    /// decided path (more than `sharpTurnDegrees` from the end of one edge to the start of the next) less: each such
+    /// turn between a neighbour and the fix adds this much standard deviation to the neighbour's moved position,
+    /// metres. The path's length through a junction is the least certain part of the odometer: where the vehicle
+    /// drove its arc, how wide the junction is drawn, and a connector or turn lane the decided path took or cut; the
+    /// speeds integrate the driven distance, so an error there offsets every neighbour beyond the turn alike.
+    /// Final and provisional answers alike. Default 12 (our simulator, six samples of 20 Helsinki drives, final
+    /// answers on a wrong way at 1 s 2 720 → 2 484, at 5 s 887 → 894; SUMO drives, final answers on a wrong way at
+    /// 1 s, Helsinki seeds 1 / 9 / 12 / 14: 374 / 800 / 528 / 382 → 359 / 797 / 481 / 328, at 5 s all maps 806 → 808;
+    /// error p95 lower on all but one; 8 gained less at 1 s, 16 lost at 5 s; BENCHMARKS.md "Session 25"). 0 disables.
+    public var sharpTurnPathSigmaMeters: Double = 12
+    /// See `sharpTurnPathSigmaMeters`, degrees. Default 75 (a right-angle turn at a junction, not a bend drawn as
+    /// several edges).
+    public var sharpTurnDegrees: Double = 75
     /// Smoothing never moves a position along the road by more than this many σ_z. Default 3.
     public var maximumSmoothingShiftSigmas: Double = 3
 

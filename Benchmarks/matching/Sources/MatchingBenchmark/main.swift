@@ -138,6 +138,9 @@ func simulate(_ o: Options) {
     if let v = o.string("half-lane").flatMap(Double.init) { configuration.halfLaneWidthMeters = v }
     if let v = o.string("sigma-default").flatMap(Double.init) { configuration.defaultSigmaMeters = v }
     if let v = o.string("stop-uncertainty").flatMap(Double.init) { configuration.stoppingIntervalUncertaintyFactor = v }
+    if let v = o.string("speed-step").flatMap(Double.init) { configuration.speedStepSeconds = v }
+    if let v = o.string("turn-sigma").flatMap(Double.init) { configuration.sharpTurnPathSigmaMeters = v }
+    if let v = o.string("turn-degrees").flatMap(Double.init) { configuration.sharpTurnDegrees = v }
 
     // Random trips of 1.5–6 km straight-line between uniformly drawn points on driveable roads.
     var rng = SplitMix64(seed: seed)
