@@ -9,7 +9,7 @@ import Testing
 /// A vehicle turns on an arc, not through the node the map's centre lines meet at: its speeds integrate to the
 /// arc, which is shorter than the path through the node (`MapMatchingConfiguration.cornerCutRadiusMeters`).
 @Suite struct CornerCutTests {
-    /// East along A→B, a left turn at B on an arc of radius 12 m, north along B→C; 10 m/s, one fix a second with
+    /// East along A→B, a left turn at B on an arc of `radius` metres, north along B→C; 10 m/s, one fix a second with
     /// exact speed and course and σ-metre noise on each axis. Returns the fixes and, per fix, the true offset
     /// along B→C (nil before the arc ends) and along A→B (nil after the arc starts).
     static func turningDrive(
@@ -44,7 +44,7 @@ import Testing
         return (fixes, truth, truthOnAB)
     }
 
-    /// Mean signed error along B→C (output minus truth, metres) of the fixes 15–60 m past B.
+    /// Main: A→B 300 m east, then B→C 150 m north.
     static func turnFixture() throws -> MatchingFixture {
         try MatchingFixture(
             """
@@ -57,6 +57,8 @@ import Testing
             """, gridMeters: 30, roads: [FixtureRoad(nodes: "ABC", name: "Main")])
     }
 
+    /// Mean signed error along B→C (output minus truth, metres) of the fixes 15–60 m past B, the turn on an arc of
+    /// radius 12 m and no `sharpTurnPathSigmaMeters`.
     static func meanErrorAfterTurn(cornerCutRadius: Double) throws -> Double {
         let f = try turnFixture()
         for e in [f.edges["AB"]!, f.edges["BC"]!, f.edges["CB"]!] {
