@@ -27,6 +27,12 @@ public final class MapMatcherSnapper: RoadSnappingProvider {
     public var courseToleranceDegrees: Double = 60
     /// … counted from this speed up (crawling through a junction the course swings with every step). Default 4 m/s.
     public var minimumSpeedForCourseMetersPerSecond: Double = 4
+    /// When the matcher holds the vehicle on an edge of the leg whose only passes lie beyond the search window ahead,
+    /// both projections are made on the first such pass instead (`legPassBeyondWindow`). Default true.
+    public var followsMatcherOntoLegBeyondWindow = true
+    /// … the raw fix is projected within this of that pass, metres (a fix lies up to `maximumRawDistanceMeters` off
+    /// the road and as far along it). Default 100 m.
+    public var passRawMarginMeters: Double = 100
 
     public init(matcher: MapMatcher) { self.matcher = matcher }
 
@@ -42,6 +48,24 @@ public final class MapMatcherSnapper: RoadSnappingProvider {
 
     public func reset() {
         matcher.reset()
+    }
+
+    /// The first pass of the leg over `edge` (metres along the leg, from its start to its end) lying wholly beyond
+    /// the search window ahead of the progress estimate; nil when a pass overlaps the window (the windowed search
+    /// finds the vehicle there) or none lies ahead of it.
+    func legPassBeyondWindow(of edge: EdgeID, in leg: ActiveLeg) -> ClosedRange<Double>? {
+        let windowStart =
+            leg.progressMeters - windowBehindMeters - leg.progressSlackBehindMeters - leg.progressReachBehindMeters
+        let windowEnd = leg.progressMeters + windowAheadMeters + leg.progressSlackMeters
+        let edges = leg.leg.edges
+        var first: ClosedRange<Double>?
+        for (i, e) in edges.enumerated() where e == edge {
+            let start = leg.edgeStartMeters[i]
+            let end = max(start, i + 1 < edges.count ? leg.edgeStartMeters[i + 1] : leg.lengthMeters)
+            if end >= windowStart && start <= windowEnd { return nil }
+            if start > windowEnd && first == nil { first = start...end }
+        }
+        return first
     }
 
     public func snap(_ fix: RawFix, activeLeg: ActiveLeg?) -> SnappedFix {
@@ -64,16 +88,36 @@ public final class MapMatcherSnapper: RoadSnappingProvider {
             let movingCourse = fix.courseDegrees.flatMap { course in
                 (fix.speedMetersPerSecond ?? 0) >= minimumSpeedForCourseMetersPerSecond && course >= 0 ? course : nil
             }
-            let raw = leg.locate(
-                fix.coordinate, courseDegrees: movingCourse, behindMeters: windowBehindMeters,
-                aheadMeters: windowAheadMeters)
+            // The matcher holds the vehicle on the leg, but only on a pass the window around the progress estimate
+            // does not reach: the vehicle joined its leg farther on by a way the router would not take (SUMO, which
+            // ignores barrier nodes, drove Liechtenstein seed 17 probe4 through a bollard onto the last 140 m of a
+            // 1.3 km leg planned round it). Projected in the window, every fix was off the leg while the matcher,
+            // sure of the route, vetoed the reroute (`offRouteVetoLogOdds`): no progress, no remaining time and no
+            // arrival for the last 19 s. Projected on that pass, the progress filter follows the vehicle there
+            // (`NavigatorConfiguration.progressFollowsDrivingOnAhead`).
+            let pass = followsMatcherOntoLegBeyondWindow && s.matched && s.isOnRoute
+                ? s.edge.flatMap { legPassBeyondWindow(of: $0, in: leg) } : nil
+            let raw =
+                pass.map {
+                    leg.project(
+                        fix.coordinate, fromMeters: $0.lowerBound - passRawMarginMeters,
+                        toMeters: $0.upperBound + passRawMarginMeters, courseDegrees: movingCourse)
+                }
+                ?? leg.locate(
+                    fix.coordinate, courseDegrees: movingCourse, behindMeters: windowBehindMeters,
+                    aheadMeters: windowAheadMeters)
             match = raw
             rawMatch = raw
             let snapped =
-                s.matched
-                ? leg.locate(
+                !s.matched ? nil
+                : pass.map {
+                    leg.project(
+                        s.coordinate, fromMeters: $0.lowerBound - 2 * onRouteToleranceMeters,
+                        toMeters: $0.upperBound + 2 * onRouteToleranceMeters, courseDegrees: movingCourse)
+                }
+                ?? leg.locate(
                     s.coordinate, courseDegrees: movingCourse, behindMeters: windowBehindMeters,
-                    aheadMeters: windowAheadMeters) : nil
+                    aheadMeters: windowAheadMeters)
             // The matcher's edge flickers between the route and crossing roads at junctions, and it coasts on a
             // wrong road while the vehicle stands, so "on the route" is decided on geometry: the snapped point or
             // the raw fix lies on the leg (or the matcher says so and the fix is within the corridor), and a

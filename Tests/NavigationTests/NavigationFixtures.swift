@@ -41,13 +41,13 @@ struct DrawnRoads {
 
     init(
         _ drawing: String, gridMeters: Double = 10, origin: Coordinate = ASCIIMap.defaultOrigin, ways: [Way],
-        signals: Set<Character> = [], country: String? = nil
+        signals: Set<Character> = [], barriers: [Character: ModeMask] = [:], country: String? = nil
     ) throws {
         map = ASCIIMap(drawing, gridMeters: gridMeters, origin: origin)
         var builder = RoadGraphBuilder()
         builder.metadata.countryHint = country
         var nodes: [Character: NodeID] = [:]
-        for name in map.nodeNames { nodes[name] = builder.addNode(map[name]) }
+        for name in map.nodeNames { nodes[name] = builder.addNode(map[name], passableBy: barriers[name] ?? .all) }
         var builderEdges: [String: EdgeID] = [:]
         var wayIDs: [String: Int64] = [:]
         for (i, way) in ways.enumerated() {
