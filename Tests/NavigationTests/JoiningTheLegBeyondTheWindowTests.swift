@@ -13,8 +13,8 @@ import Testing
 /// moved until the trace ended: no progress, no remaining time, no arrival. Now the snapper projects such a fix onto
 /// the pass the matcher holds it on (`MapMatcherSnapper.followsMatcherOntoLegBeyondWindow`).
 @Suite struct JoiningTheLegBeyondTheWindowTests {
-    /// Grid 20 m. The street A–V–X–B–W–Z has a bollard at X. The vehicle stands at V facing east when the
-    /// destination W (220 m east of B) is set, driving east at 10 m/s: the leg runs east to the bollard, turns there,
+    /// Grid 20 m. The street A–V–X–B–W–Z has a bollard at X. The vehicle is at V driving east at 10 m/s when the
+    /// destination W (240 m east of B) is set: the leg runs east to the bollard, turns there,
     /// goes west to A, round the long block A–P–Q–S–R and up to B, then east to W (2.1 km, B at 1.9 km). The vehicle
     /// drives on east through X, past W and to Z, a fix every second with its speed and course. Returns the leg's
     /// length when set, where the arrivals came (metres from W) and how many times it was rerouted.
