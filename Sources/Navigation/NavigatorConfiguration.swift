@@ -32,6 +32,12 @@ public struct NavigatorConfiguration: Sendable, Hashable {
     /// How far short of the leg's end a measurement may lie and still agree with an arrival, metres:
     /// `arrivalRadiusMeters` + `arrivalMeasurementSlackMeters` (25 m by default).
     public var arrivalMeasurementLimitMeters: Double { arrivalRadiusMeters + arrivalMeasurementSlackMeters }
+    /// The slack for a fix without its own speed that comes less than `sparseFixSeconds` after the one before,
+    /// metres. Positions alone give a speed that lags a braking vehicle, so its estimate and matched position run
+    /// ahead of it, and a fix 2σ short lets the vehicle seem there while it stops in a queue 30-40 m before the
+    /// waypoint (SUMO Baltimore seed 10 probe27 at 1 s without speed: braking from 25 m/s, stopped 39 m short, announced
+    /// on a fix 25 m short). With a fix every second, waiting for a nearer one costs a second. Default 5 m.
+    public var arrivalMeasurementSlackWithoutSpeedMeters: Double = 5
     /// … and the raw fix lies within this of the leg (or twice its reported accuracy, if more): an outlier says
     /// nothing about arriving. Default 25 m.
     public var arrivalRawCorridorMeters: Double = 25

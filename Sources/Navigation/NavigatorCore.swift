@@ -1124,7 +1124,10 @@ public final class NavigatorCore {
         let estimateClose = length - p.along <= configuration.arrivalRadiusMeters
         // This fix must agree: its matched position and the raw fix itself, both projected onto the leg (a matched
         // position may run ahead of the fix, one outlier may drag the estimate forward).
-        let measurementLimit = configuration.arrivalMeasurementLimitMeters
+        let measurementLimit =
+            snapped.fix.speedMetersPerSecond == nil && (interval ?? .infinity) < configuration.sparseFixSeconds
+            ? configuration.arrivalRadiusMeters + configuration.arrivalMeasurementSlackWithoutSpeedMeters
+            : configuration.arrivalMeasurementLimitMeters
         let accuracy = snapped.fix.horizontalAccuracyMeters ?? configuration.defaultHorizontalAccuracyMeters
         // How far from the leg (or the matched position) a raw fix may lie and still count as measuring it.
         let rawCorridor = max(configuration.arrivalRawCorridorMeters, 2 * accuracy)
