@@ -9,9 +9,9 @@ import Testing
 /// the braking, its estimate runs ahead, and a noisy fix 25 m short agreed with an arrival
 /// (`NavigatorConfiguration.arrivalMeasurementSlackWithoutSpeedMeters`; SUMO Baltimore seed 10 probe27).
 @Suite struct PositionsOnlyQueueShortOfTheWaypointTests {
-    /// A straight street A–Z, 500 m east; the waypoint W 300 m from A. The vehicle drives from A at 25 m/s, brakes at
-    /// 5 m/s² to stand 39 m short of W for 30 s; a fix every second without speed or course, σ = 8 m per axis
-    /// (seeded). Returns the distances short of W (metres) at which arrivals came.
+    /// A straight street A–Z, 500 m east, and a waypoint 300 m from A. The vehicle drives from A at 25 m/s, brakes at
+    /// 5 m/s² to stand 39 m short of the waypoint for 30 s; a fix every second without speed or course, σ = 8 m per
+    /// axis (seeded). Returns the distances short of the waypoint (metres) at which arrivals came.
     private func run(_ configuration: NavigatorConfiguration, seed: UInt64) throws -> [Double] {
         let roads = try DrawnRoads("A" + String(repeating: "-", count: 49) + "Z", gridMeters: 10, ways: [.init("AZ")])
         let path = roads.path("AZ")
@@ -30,8 +30,8 @@ import Testing
         }
         alongs += Array(repeating: stop, count: 30)
         var random = SeededGenerator(seed: seed)
-        let fixes = alongs.enumerated().map { (i, along) -> (Double, Double, Double) in
-            let exact = PolylineGeometry.point(along: path, offsetMeters: along)!
+        let fixes = alongs.enumerated().map { (i, metres) -> (Double, Double, Double) in
+            let exact = PolylineGeometry.point(along: path, offsetMeters: metres)!
             let c = offset(exact, east: 8 * random.gaussian(), north: 8 * random.gaussian())
             return (Double(i), c.latitude, c.longitude)
         }
