@@ -635,9 +635,30 @@ public final class NavigatorCore {
         let wasArrived = progress?.arrived ?? false
         let result = route(to: remaining, at: time, originOverride: origin)
         guard let newLegs = result.legs else { return nil }
+        if reason == .offRoute, let along = alongWhereUnchangedRouteStarts(newLegs, snapped) {
+            // The rest of the leg (`offRouteKeepsUnchangedRoute`): the vehicle is where the new route starts.
+            progress?.along = along
+            progress?.updatedAt = time
+            progress?.rejected = 0
+            progress?.lastRejected = nil
+            return nil
+        }
         install(legs: newLegs, destinations: remaining, at: time)
         if wasArrived { progress?.arrived = true }
         return .routeChanged(routeChangedEvent(reason, at: time))
+    }
+
+    /// Where along the current leg `newLegs` start, metres, when they are its rest and start well ahead of the
+    /// estimate or the vehicle stands (`offRouteKeepsUnchangedRoute`); nil otherwise.
+    private func alongWhereUnchangedRouteStarts(_ newLegs: [RouteLeg], _ snapped: SnappedFix) -> Double? {
+        guard configuration.offRouteKeepsUnchangedRoute, let p = progress, let first = newLegs.first,
+            newLegs.count == legs.count, !first.edges.isEmpty, first.edges.count <= p.route.leg.edges.count,
+            p.route.leg.edges.suffix(first.edges.count).elementsEqual(first.edges)
+        else { return nil }
+        let along = max(0, p.route.lengthMeters - ActiveLeg(leg: first, graph: graph).lengthMeters)
+        let stands =
+            (snapped.fix.speedMetersPerSecond ?? ownSpeed ?? 0) < configuration.offRouteMinimumSpeedMetersPerSecond
+        return along >= p.along + configuration.offRouteUnchangedRouteAheadMeters || stands ? along : nil
     }
 
     // MARK: Off route

@@ -87,7 +87,11 @@ import Testing
         func rerouteAt(positionsOnly: Bool) throws -> Int? {
             let roads = try crossing()
             let snapper = ScriptedOddsSnapper(NearestRoadSnapper(graph: roads.graph))
-            let nav = NavigatorCore(graph: roads.graph, snapper: snapper)
+            // The reroute shows when the evidence was complete; from a position matched on the road it is the rest
+            // of the leg, which `offRouteKeepsUnchangedRoute` would keep without a word.
+            var configuration = NavigatorConfiguration()
+            configuration.offRouteKeepsUnchangedRoute = false
+            let nav = NavigatorCore(graph: roads.graph, snapper: snapper, configuration: configuration)
             _ = nav.process(RawFix(coordinate: roads["A"], timestamp: t0, speedMetersPerSecond: 0))
             _ = nav.setDestinations([NavigationWaypoint(coordinate: roads["C"], title: "C")], at: t0)
             var fixes = drive(roads.path("ABC"), speed: 20, interval: 5, from: t0.addingTimeInterval(5), accuracy: 10)
