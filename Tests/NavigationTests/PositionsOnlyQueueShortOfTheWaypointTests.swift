@@ -1,6 +1,5 @@
 import Foundation
 import Geo
-import MapMatching
 import Navigation
 import TestKit
 import Testing
@@ -36,17 +35,9 @@ import Testing
             return (Double(i), c.latitude, c.longitude)
         }
         let waypoint = PolylineGeometry.point(along: path, offsetMeters: 300)!
-        let nav = NavigatorCore(
-            graph: roads.graph, snapper: MapMatcherSnapper(index: RoadGeometryIndex(graph: roads.graph)),
-            configuration: configuration)
-        let raw = recordedPositions(fixes, start: t0)
-        _ = nav.process(raw[0])
-        _ = nav.setDestinations([NavigationWaypoint(coordinate: waypoint, title: "W")], at: t0)
-        var arrivals: [Double] = []
-        for (i, fix) in raw.enumerated().dropFirst() where !nav.process(fix).arrivals.isEmpty {
-            arrivals.append(300 - alongs[i])
-        }
-        return arrivals
+        let r = replayToDestination(fixes, start: t0, destination: waypoint, graph: roads.graph, configuration)
+        // Its arrivals count back from the last fix (0).
+        return r.arrivals.map { 300 - alongs[alongs.count - 1 + $0] }
     }
 
     @Test func standingInTheQueueIsNoArrival() throws {

@@ -1,6 +1,5 @@
 import Foundation
 import Geo
-import MapMatching
 import Navigation
 import Testing
 
@@ -11,10 +10,7 @@ import Testing
 /// the other way and comes back past the vehicle about 500 m later; three fixes on, the vehicle was "rerouted" from
 /// there onto the leg's own remainder: no new road, only the first 500 m cut out (1 333 m planned). Now the progress
 /// estimate moves to that point of the leg instead.
-@Suite(
-    .enabled(
-        if: FileManager.default.fileExists(atPath: cachedMap("Helsinki.osm.pbf").path),
-        "Helsinki.osm.pbf missing: run scripts/fetch-maps"))
+@Suite(.enabled(if: HelsinkiExtract.isPresent, "Helsinki.osm.pbf missing: run scripts/fetch-maps"))
 struct UnchangedRouteTests {
     /// Seconds from the first fix, latitude, longitude.
     static let fixes: [(Double, Double, Double)] = [
@@ -51,19 +47,10 @@ struct UnchangedRouteTests {
     private func run(keepsUnchanged: Bool) throws -> (offRoute: Int, toGo: Double, legMeters: Double) {
         var configuration = NavigatorConfiguration()
         configuration.offRouteKeepsUnchangedRoute = keepsUnchanged
-        let graph = try #require(HelsinkiAccuracyTests.graph)
-        let nav = NavigatorCore(
-            graph: graph, snapper: MapMatcherSnapper(index: RoadGeometryIndex(graph: graph)), configuration: configuration)
-        let raw = recordedPositions(Self.fixes, start: Self.start)
-        _ = nav.process(raw[0])
-        let (status, set) = nav.setDestinations(
-            [NavigationWaypoint(coordinate: Self.destination, title: "midpoint")], at: raw[0].timestamp)
-        #expect(status == .ok)
-        var offRoute = 0
-        for fix in raw.dropFirst() {
-            offRoute += nav.process(fix).routeChanges.filter { $0.reason == .offRoute }.count
-        }
-        return (offRoute, nav.distanceToNextDestination, set.routeChanges.first?.legs.first?.distanceMeters ?? 0)
+        let r = replayToDestination(
+            Self.fixes, start: Self.start, destination: Self.destination, graph: try #require(HelsinkiExtract.graph),
+            configuration)
+        return (r.offRoute, r.toGo, r.legMeters)
     }
 
     @Test func theVehicleStaysOnItsRouteAndItsProgressMovesOn() throws {
